@@ -1,0 +1,63 @@
+// One accelerator type and the node it comes in, plus the calibrated efficiency parameters the
+// estimator uses. Units are SI: bytes, bytes per second, FLOP per second, USD.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "recipebook/core/precision.hpp"
+
+namespace rb {
+
+// Named efficiency parameters, fitted per GPU and precision by `recipebook calibrate --fit` and kept
+// in catalog/hardware/<gpu>.yaml. Each is a fraction of a peak (0 < x <= 1).
+struct Efficiency {
+  double gemm = 0.6;         // achieved / dense peak for large GEMMs
+  double attention = 0.5;    // achieved / dense peak for flash-attention core
+  double hbm = 0.7;          // achieved / HBM bandwidth for memory-bound kernels
+  double nvlink = 0.7;       // achieved bus bandwidth / NVLink bandwidth
+  double scaleout = 0.6;     // achieved bus bandwidth / scale-out bandwidth
+  double overlap = 0.5;      // fraction of overlappable communication that is actually hidden
+};
+
+struct Hardware {
+  std::string name;     // catalog name: "h100", "gb300", ...
+  std::string display;  // "H100-SXM"
+  std::vector<std::string> aliases;
+  std::string source;
+  bool has_specs = true;  // false for a GPU that recipes name but whose figures the catalog lacks
+
+  double memory_bytes = 0;
+  double hbm_bytes_per_s = 0;
+  double bf16_flops_per_s = 0;  // dense
+  double fp8_flops_per_s = 0;   // dense; 0 = not supported
+  double fp4_flops_per_s = 0;   // dense; 0 = not supported
+
+  int gpus_per_node = 8;
+  int nvlink_domain = 8;            // GPUs that share one NVLink fabric (72 on NVL72)
+  double nvlink_bytes_per_s = 0;    // per GPU, one direction
+  double scaleout_bytes_per_s = 0;  // per GPU, one direction
+  double tdp_w = 0;
+
+  double usd_per_gpu_hour = 0;  // 0 = no public price
+  std::string price_source;
+  std::string price_date;
+
+  // Efficiency per precision, indexed by static_cast<int>(Precision).
+  std::array<Efficiency, kNumPrecisions> efficiency{};
+
+  [[nodiscard]] double peak_flops_per_s(Precision p) const {
+    switch (precision_class(p)) {
+      case PrecisionClass::kBf16: return bf16_flops_per_s;
+      case PrecisionClass::kFp8: return fp8_flops_per_s;
+      case PrecisionClass::kFp4: return fp4_flops_per_s;
+    }
+    return bf16_flops_per_s;
+  }
+  [[nodiscard]] const Efficiency& eff(Precision p) const {
+    return efficiency[static_cast<size_t>(p)];
+  }
+};
+
+}  // namespace rb

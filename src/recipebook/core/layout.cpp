@@ -1,0 +1,111 @@
+#include "recipebook/core/layout.hpp"
+
+#include <array>
+#include <utility>
+
+#include "recipebook/core/strings.hpp"
+
+namespace rb {
+namespace {
+
+constexpr std::array<std::pair<std::string_view, uint32_t>, 9> kRecomputeModules{{
+    {"core_attn", kRcCoreAttn},
+    {"moe_act", kRcMoeAct},
+    {"layernorm", kRcLayernorm},
+    {"mla_up_proj", kRcMlaUpProj},
+    {"mlp", kRcMlp},
+    {"moe", kRcMoe},
+    {"shared_experts", kRcSharedExperts},
+    {"gdn_norm_out", kRcGdnNormOut},
+    {"mhc", kRcMhc},
+}};
+
+constexpr std::array<std::pair<std::string_view, uint32_t>, 6> kGraphScopes{{
+    {"attn", kCgAttn},
+    {"mlp", kCgMlp},
+    {"moe", kCgMoe},
+    {"moe_router", kCgMoeRouter},
+    {"moe_preprocess", kCgMoePreprocess},
+    {"mamba", kCgMamba},
+}};
+
+}  // namespace
+
+std::optional<Mode> parse_mode(std::string_view s) {
+  const std::string f = to_lower(s);
+  if (f == "pretrain") return Mode::kPretrain;
+  if (f == "sft") return Mode::kSft;
+  if (f == "peft" || f == "lora" || f == "dora") return Mode::kPeft;
+  return std::nullopt;
+}
+
+std::optional<Dispatcher> parse_dispatcher(std::string_view s) {
+  const std::string f = to_lower(s);
+  if (f == "alltoall") return Dispatcher::kAlltoall;
+  if (f == "allgather") return Dispatcher::kAllgather;
+  if (f == "deepep" || f == "flex-deepep" || f == "flex_deepep") return Dispatcher::kFlexDeepep;
+  if (f == "hybridep" || f == "flex-hybridep" || f == "flex_hybridep" || f == "flex") return Dispatcher::kFlexHybridep;
+  return std::nullopt;
+}
+
+std::optional<CudaGraph> parse_cuda_graph(std::string_view s) {
+  const std::string f = to_lower(s);
+  if (f == "none" || f.empty()) return CudaGraph::kNone;
+  if (f == "transformer_engine" || f == "te") return CudaGraph::kTransformerEngine;
+  if (f == "local") return CudaGraph::kLocal;
+  if (f == "full_iteration") return CudaGraph::kFullIteration;
+  return std::nullopt;
+}
+
+std::optional<uint32_t> parse_recompute_module(std::string_view s) {
+  for (const auto& [name, bit] : kRecomputeModules)
+    if (name == s) return bit;
+  return std::nullopt;
+}
+
+std::optional<uint32_t> parse_cuda_graph_scope(std::string_view s) {
+  for (const auto& [name, bit] : kGraphScopes)
+    if (name == s) return bit;
+  return std::nullopt;
+}
+
+std::string_view dispatcher_name(Dispatcher d) {
+  switch (d) {
+    case Dispatcher::kAlltoall: return "alltoall";
+    case Dispatcher::kAllgather: return "allgather";
+    case Dispatcher::kFlexDeepep: return "deepep";
+    case Dispatcher::kFlexHybridep: return "hybridep";
+  }
+  return "alltoall";
+}
+
+std::string_view cuda_graph_name(CudaGraph g) {
+  switch (g) {
+    case CudaGraph::kNone: return "none";
+    case CudaGraph::kTransformerEngine: return "transformer_engine";
+    case CudaGraph::kLocal: return "local";
+    case CudaGraph::kFullIteration: return "full_iteration";
+  }
+  return "none";
+}
+
+std::string_view recompute_name(Recompute r) {
+  switch (r) {
+    case Recompute::kNone: return "none";
+    case Recompute::kSelective: return "selective";
+    case Recompute::kFull: return "full";
+  }
+  return "none";
+}
+
+std::string recompute_modules_str(uint32_t mask) {
+  std::string out;
+  for (const auto& [name, bit] : kRecomputeModules) {
+    if ((mask & bit) == 0) continue;
+    if (!out.empty()) out += ",";
+    out += name;
+  }
+  return out;
+}
+
+}  // namespace rb

@@ -1,0 +1,122 @@
+// A parallel layout and the features that change memory or time: what `estimate` evaluates and
+// `plan` enumerates. Field names follow the field (tp, pp, vp, cp, ep, etp, dp, mbs).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <optional>
+
+#include "recipebook/core/precision.hpp"
+
+namespace rb {
+
+enum class Recompute { kNone, kSelective, kFull };
+enum class RecomputeMethod { kUniform, kBlock };
+
+// Selective-recompute modules (Megatron-Core `recompute_modules`), as a bit set.
+enum RecomputeModule : uint32_t {
+  kRcCoreAttn = 1u << 0,
+  kRcMoeAct = 1u << 1,
+  kRcLayernorm = 1u << 2,
+  kRcMlaUpProj = 1u << 3,
+  kRcMlp = 1u << 4,
+  kRcMoe = 1u << 5,
+  kRcSharedExperts = 1u << 6,
+  kRcGdnNormOut = 1u << 7,
+  kRcMhc = 1u << 8,
+};
+// Megatron-Core's default for selective recompute is core_attn alone.
+inline constexpr uint32_t kRcDefault = kRcCoreAttn;
+
+enum class Dispatcher { kAlltoall, kAllgather, kFlexDeepep, kFlexHybridep };
+
+enum class CudaGraph { kNone, kTransformerEngine, kLocal, kFullIteration };
+
+// CUDA-graph scope modules (cuda_graph_scope / cuda_graph_modules), as a bit set.
+enum CudaGraphScope : uint32_t {
+  kCgAttn = 1u << 0,
+  kCgMlp = 1u << 1,
+  kCgMoe = 1u << 2,
+  kCgMoeRouter = 1u << 3,
+  kCgMoePreprocess = 1u << 4,
+  kCgMamba = 1u << 5,
+};
+
+struct Layout {
+  int tp = 1;
+  int pp = 1;
+  int vp = 1;  // virtual pipeline stages per rank; 1 = plain 1F1B
+  int cp = 1;
+  int ep = 1;
+  int etp = 1;
+  int dp = 1;  // derived: gpus / (tp * pp * cp)
+  int mbs = 1;
+  bool sp = false;    // sequence parallel
+  bool fsdp = false;  // Megatron-FSDP (optim_grads_params) instead of DDP + distributed optimizer
+
+  Precision precision = Precision::kBf16;
+  Recompute recompute = Recompute::kNone;
+  uint32_t recompute_modules = 0;  // for kSelective; 0 = kRcDefault
+  RecomputeMethod recompute_method = RecomputeMethod::kUniform;
+  int recompute_layers = 1;  // for kFull
+
+  Dispatcher dispatcher = Dispatcher::kAlltoall;
+  CudaGraph cuda_graph = CudaGraph::kNone;
+  uint32_t cuda_graph_scope = 0;
+  bool te_rng_tracker = true;
+
+  bool distributed_optimizer = true;
+  bool precision_aware_optimizer = false;  // bf16 moments and bf16-stored masters
+  int cpu_offload_layers = 0;              // activation offload
+  bool ep_a2a_overlap = false;
+  bool tp_comm_overlap = false;
+  int first_stage_layers = 0;  // 0 = uniform split
+  int last_stage_layers = 0;
+
+  [[nodiscard]] int model_parallel() const { return tp * pp * cp; }
+  [[nodiscard]] int world() const { return tp * pp * cp * dp; }
+  // Expert data parallelism (Megatron parallel_state): world / (etp * ep * pp).
+  [[nodiscard]] int edp() const {
+    const int d = etp * ep * pp;
+    return d > 0 ? world() / d : 0;
+  }
+};
+
+// Training goal.
+enum class Mode { kPretrain, kSft, kPeft };
+
+inline std::string_view mode_name(Mode m) {
+  switch (m) {
+    case Mode::kPretrain: return "pretrain";
+    case Mode::kSft: return "sft";
+    case Mode::kPeft: return "peft";
+  }
+  return "pretrain";
+}
+
+struct Workload {
+  Mode mode = Mode::kPretrain;
+  int64_t seq = 4096;  // tokens per sequence (row)
+  int64_t gbs = 0;     // global batch, sequences per step
+  int lora_rank = 16;  // for kPeft
+  double tokens_budget = 0;  // tokens to train, for GPU-hours and days; 0 = not asked
+};
+
+// The cluster a layout runs on.
+struct Cluster {
+  int gpus = 0;
+  int gpus_per_node = 0;  // 0 = the hardware's default
+};
+
+std::optional<Mode> parse_mode(std::string_view s);  // pretrain | sft | peft | lora
+std::optional<Dispatcher> parse_dispatcher(std::string_view s);
+std::optional<CudaGraph> parse_cuda_graph(std::string_view s);
+std::optional<uint32_t> parse_recompute_module(std::string_view s);
+std::optional<uint32_t> parse_cuda_graph_scope(std::string_view s);
+std::string_view dispatcher_name(Dispatcher d);
+std::string_view cuda_graph_name(CudaGraph g);
+std::string_view recompute_name(Recompute r);
+std::string recompute_modules_str(uint32_t mask);  // "core_attn,moe_act"
+
+}  // namespace rb

@@ -1,0 +1,146 @@
+// The model IR: one architecture as plain values, with a per-layer list so that hybrids (GDN or Mamba
+// mixed with attention, dense layers before MoE layers, sliding-window every other layer) are natural.
+// Filled by catalog/ from a catalog YAML or a Hugging Face config.json; read by estimate/ and rules/.
+//
+// To add an architecture feature: add the field here with its default meaning "absent", fill it in
+// catalog/model_yaml.cpp and catalog/hf_config.cpp, then use it in estimate/params.cpp and
+// estimate/flops.cpp (and their tests).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rb {
+
+// The token mixer of one layer.
+enum class MixerKind {
+  kAttention,  // softmax attention: MHA or GQA (kv_heads < heads), optionally sliding-window
+  kMla,        // multi-head latent attention (DeepSeek-V2/V3, Kimi K2)
+  kGdn,        // Gated DeltaNet linear attention (Qwen3-Next, Qwen3.5)
+  kMamba2,     // Mamba-2 state-space mixer (Nemotron-H)
+  kNone,       // no mixer (a Nemotron-H MLP-only or MoE-only layer)
+};
+
+// The channel mixer of one layer.
+enum class FfnKind { kDense, kMoe, kNone };
+
+enum class Activation { kSwiglu, kGeglu, kGelu, kSquaredRelu };
+inline bool is_gated(Activation a) { return a == Activation::kSwiglu || a == Activation::kGeglu; }
+
+enum class NormKind { kRms, kLayer };
+
+struct LayerSpec {
+  MixerKind mixer = MixerKind::kAttention;
+  int window = 0;  // sliding-window size in tokens for kAttention; 0 = full causal attention
+  FfnKind ffn = FfnKind::kDense;
+
+  friend bool operator==(const LayerSpec&, const LayerSpec&) = default;
+};
+
+struct AttentionDims {
+  int heads = 0;
+  int kv_heads = 0;    // query groups; == heads for MHA
+  int head_dim = 0;    // query/key channels per head (kv_channels)
+  int v_head_dim = 0;  // value channels per head; 0 = head_dim
+  bool output_gate = false;  // gated attention: q_proj doubled to produce a sigmoid gate (Qwen3-Next/3.5)
+  bool qkv_bias = false;
+  bool out_bias = false;
+  bool qk_norm = false;
+  bool sinks = false;  // learned attention sinks (gpt-oss): one scalar per head
+};
+
+struct MlaDims {
+  int q_lora_rank = 0;  // 0 = no query compression (DeepSeek-V2-Lite)
+  int kv_lora_rank = 0;
+  int qk_nope_dim = 0;
+  int qk_rope_dim = 0;
+  int v_dim = 0;
+};
+
+struct GdnDims {
+  int key_heads = 0;
+  int value_heads = 0;
+  int key_dim = 0;
+  int value_dim = 0;
+  int conv_kernel = 0;
+};
+
+struct MambaDims {
+  int heads = 0;
+  int head_dim = 0;
+  int state = 0;
+  int groups = 0;
+  int conv_kernel = 0;
+};
+
+struct MoeDims {
+  int experts = 0;  // routed experts; 0 = dense model
+  int top_k = 0;
+  int64_t ffn = 0;  // routed expert intermediate size
+  int shared_experts = 0;
+  int64_t shared_ffn = 0;  // intermediate size of the shared expert block (all shared experts together)
+  bool shared_gate = false;  // a sigmoid gate on the shared expert output (Qwen2-MoE style)
+  bool expert_bias = false;  // biases in expert linear layers (gpt-oss)
+  bool router_bias = false;  // router linear bias (gpt-oss); DeepSeek's e_score bias is not a weight
+};
+
+struct VisionDims {
+  int layers = 0;  // 0 = text-only model
+  int hidden = 0;
+  int ffn = 0;
+  int heads = 0;
+  int patch = 0;
+  int temporal_patch = 0;
+  int spatial_merge = 0;
+  int out_hidden = 0;
+};
+
+struct Model {
+  std::string name;    // catalog name, e.g. "Qwen3-30B-A3B"
+  std::string hf_id;   // e.g. "Qwen/Qwen3-30B-A3B"
+  std::string family;  // e.g. "qwen3_moe" (Hugging Face model_type of the text model)
+  std::string source;  // where the numbers come from
+  std::vector<std::string> aliases;  // other names: Megatron-Bridge stems, measured-table names
+
+  bool has_architecture = true;  // false for a catalog entry that names a model but has no shape yet
+
+  int64_t hidden = 0;
+  int64_t vocab = 0;
+  int64_t ffn = 0;  // dense MLP intermediate size
+  bool tied_embeddings = false;
+  NormKind norm = NormKind::kRms;
+  Activation activation = Activation::kSwiglu;
+  bool mlp_bias = false;
+  bool learned_position_embedding = false;  // GPT-2 style absolute positions
+  int max_position = 0;
+
+  AttentionDims attn;
+  MlaDims mla;
+  GdnDims gdn;
+  MambaDims mamba;
+  MoeDims moe;
+  VisionDims vision;
+
+  std::vector<LayerSpec> layers;  // the decoder stack, in order
+  int mtp_layers = 0;             // multi-token-prediction layers (DeepSeek-V3, GLM-4.5, Qwen3.5)
+
+  // Published counts (0 = not published), used by `check` and the tests, never by the estimator.
+  int64_t published_total_params = 0;
+  int64_t published_active_params = 0;
+
+  [[nodiscard]] int num_layers() const { return static_cast<int>(layers.size()); }
+  [[nodiscard]] bool is_moe() const { return moe.experts > 0; }
+  [[nodiscard]] int count_layers(MixerKind k) const {
+    int n = 0;
+    for (const auto& l : layers) n += l.mixer == k ? 1 : 0;
+    return n;
+  }
+  [[nodiscard]] int count_layers(FfnKind k) const {
+    int n = 0;
+    for (const auto& l : layers) n += l.ffn == k ? 1 : 0;
+    return n;
+  }
+};
+
+}  // namespace rb

@@ -1,0 +1,78 @@
+// A recipe record as typed values: what `list`, `show`, `recommend` and `launch` read. The record's
+// full text (every field, with positions) stays in the catalog's YAML tree; `check` works on that.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "recipebook/core/layout.hpp"
+#include "recipebook/core/result.hpp"
+
+namespace rb {
+
+enum class RecipeKind { kLibrary, kPerformance, kVerified, kMeasured };
+
+inline const char* recipe_kind_name(RecipeKind k) {
+  switch (k) {
+    case RecipeKind::kLibrary: return "library";
+    case RecipeKind::kPerformance: return "performance";
+    case RecipeKind::kVerified: return "verified";
+    case RecipeKind::kMeasured: return "measured";
+  }
+  return "library";
+}
+
+// One measured throughput figure attached to a recipe (a row of a published performance table, a
+// verification card, or a run of our own turned into a record by `calibrate`).
+struct Measurement {
+  std::string release;  // e.g. "26.04.01", "card (nvcr.io/nvidia/nemo:26.06)"
+  std::string source;   // file@commit it was read from
+  bool current = true;  // false for SUPERSEDED / DRAFT rows: kept, not calibrated on
+  int gpus = 0;
+  std::string gpu;        // GPU catalog name
+  std::string precision;  // as published
+  int64_t gbs = 0;
+  int64_t mbs = 0;
+  int64_t seq = 0;
+  int tp = 0, pp = 0, cp = 0, vp = 0, ep = 0, etp = 0, fsdp = 0;  // 0 = not published
+  double tokens_per_s_per_gpu = 0;
+  double model_tflops_per_gpu = 0;  // 0 = not published
+  std::string notes;
+};
+
+struct Recipe {
+  std::string name;  // unique in the catalog
+  RecipeKind kind = RecipeKind::kLibrary;
+  Mode mode = Mode::kPretrain;
+  std::string model;  // model reference as written (catalog name, alias or HF id)
+  std::string gpu;    // GPU reference as written
+  int gpus = 0;
+  int gpus_per_node = 0;
+  std::string framework;    // "megatron-bridge", "slime", ...
+  std::string entry_point;  // the recipe function or script
+  std::string extends;      // base recipe name, or empty
+  std::string source;       // where the record's facts come from
+  std::string status;       // "verified", "draft", ... (seed 002's `status`)
+
+  bool layout_known = false;  // every degree below was given (else `layout` holds defaults)
+  Layout layout;
+  int64_t seq = 0;
+  int64_t gbs = 0;
+  bool precision_known = false;
+
+  std::optional<double> tokens_per_s_per_gpu;  // result.tokens_per_s_per_gpu
+  std::optional<double> mfu;
+  std::optional<double> usd_per_million_tokens;
+  std::vector<Measurement> measurements;
+
+  std::map<std::string, std::string> env;
+  std::string notes;
+  std::vector<std::string> pitfalls;  // rule ids the record declares apply to it
+
+  Where where;  // the file (and line of the record) it was loaded from; "builtin:..." for embedded
+};
+
+}  // namespace rb

@@ -1,0 +1,53 @@
+#include "recipebook/core/strings.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+namespace rb {
+
+std::string to_lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string fold_name(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    if (c == '-' || c == '_' || c == '.' || c == ' ' || c == '/') continue;
+    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  return out;
+}
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string nearest(std::string_view word, const std::vector<std::string>& candidates) {
+  const std::string w = fold_name(word);
+  std::string best;
+  size_t best_d = static_cast<size_t>(-1);
+  for (const auto& c : candidates) {
+    const size_t d = edit_distance(w, fold_name(c));
+    if (d < best_d || (d == best_d && c < best)) {
+      best_d = d;
+      best = c;
+    }
+  }
+  const size_t limit = std::max<size_t>(2, w.size() / 3);
+  return best_d <= limit ? best : std::string();
+}
+
+}  // namespace rb

@@ -1,0 +1,54 @@
+#include "recipebook/core/units.hpp"
+
+#include <gtest/gtest.h>
+
+#include "recipebook/core/precision.hpp"
+#include "recipebook/core/strings.hpp"
+
+namespace rb {
+namespace {
+
+TEST(Units, ParsesBytesBandwidthAndCompute) {
+  EXPECT_DOUBLE_EQ(*parse_quantity("80 GiB", UnitKind::kBytes), 80.0 * 1024 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(*parse_quantity("180 GB", UnitKind::kBytes), 180e9);
+  EXPECT_DOUBLE_EQ(*parse_quantity("3.35 TB/s", UnitKind::kBytesPerSecond), 3.35e12);
+  EXPECT_DOUBLE_EQ(*parse_quantity("400 Gbit/s", UnitKind::kBytesPerSecond), 50e9);
+  EXPECT_DOUBLE_EQ(*parse_quantity("989.4 TFLOP/s", UnitKind::kFlopsPerSecond), 989.4e12);
+}
+
+TEST(Units, RejectsWrongKindMissingUnitAndJunk) {
+  std::string why;
+  EXPECT_FALSE(parse_quantity("80 GB/s", UnitKind::kBytes, &why));
+  EXPECT_NE(why.find("measures something else"), std::string::npos);
+  EXPECT_FALSE(parse_quantity("80", UnitKind::kBytes, &why));
+  EXPECT_NE(why.find("missing unit"), std::string::npos);
+  EXPECT_FALSE(parse_quantity("lots", UnitKind::kBytes, &why));
+  EXPECT_FALSE(parse_quantity("-3 GB", UnitKind::kBytes, &why));
+  EXPECT_FALSE(parse_quantity("80 parsecs", UnitKind::kBytes, &why));
+  EXPECT_NE(why.find("unknown unit"), std::string::npos);
+}
+
+TEST(Units, FormatsHumanReadable) {
+  EXPECT_EQ(format_bytes(80.0 * 1024 * 1024 * 1024), "80.0 GiB");
+  EXPECT_EQ(format_flops(989.4e12), "989 TFLOP/s");
+}
+
+TEST(Strings, NearestFindsTyposOnly) {
+  const std::vector<std::string> names{"llama3-8b", "llama3-70b", "qwen3-30b-a3b"};
+  EXPECT_EQ(nearest("llama3_8", names), "llama3-8b");
+  EXPECT_EQ(nearest("qwen3-30b-a3", names), "qwen3-30b-a3b");
+  EXPECT_EQ(nearest("mistral-large", names), "");
+}
+
+TEST(Precision, ParsesEveryPublishedSpelling) {
+  EXPECT_EQ(parse_precision("BF16"), Precision::kBf16);
+  EXPECT_EQ(parse_precision("FP8-CS"), Precision::kFp8Cs);
+  EXPECT_EQ(parse_precision("fp8mx"), Precision::kMxfp8);
+  EXPECT_EQ(parse_precision("MXFP8"), Precision::kMxfp8);
+  EXPECT_EQ(parse_precision("fp8_sc"), Precision::kFp8Blockwise);
+  EXPECT_EQ(parse_precision("NVFP4"), Precision::kNvfp4);
+  EXPECT_FALSE(parse_precision("int4"));
+}
+
+}  // namespace
+}  // namespace rb
