@@ -26,6 +26,7 @@ struct Error {
   std::string message;  // one line, no trailing period needed
   Where where;          // may be empty
   std::string fix;      // optional: what to do about it
+  std::string code;     // optional: the rule id when this error is also a finding (RB-YAML-SYNTAX, ...)
 
   // "file:line:col: message (fix: ...)" or just the message when there is no position.
   [[nodiscard]] std::string str() const {

@@ -51,3 +51,48 @@ std::string nearest(std::string_view word, const std::vector<std::string>& candi
 }
 
 }  // namespace rb
+
+namespace rb {
+namespace {
+
+std::vector<std::string> tokens(std::string_view s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == '_' || c == '-' || c == '.' || c == ' ' || c == '/') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> suggestions(std::string_view word, const std::vector<std::string>& candidates,
+                                     size_t max_n) {
+  const auto want = tokens(word);
+  std::vector<std::string> hits;
+  if (!want.empty()) {
+    for (const auto& c : candidates) {
+      const auto have = tokens(c);
+      bool all = true;
+      for (const auto& t : want) all = all && std::find(have.begin(), have.end(), t) != have.end();
+      if (all) hits.push_back(c);
+    }
+    std::sort(hits.begin(), hits.end(), [](const std::string& a, const std::string& b) {
+      return a.size() != b.size() ? a.size() < b.size() : a < b;
+    });
+  }
+  if (hits.size() > max_n) hits.resize(max_n);
+  if (hits.size() < max_n) {
+    const std::string near = nearest(word, candidates);
+    if (!near.empty() && std::find(hits.begin(), hits.end(), near) == hits.end()) hits.push_back(near);
+  }
+  return hits;
+}
+
+}  // namespace rb

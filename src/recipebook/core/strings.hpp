@@ -17,3 +17,13 @@ size_t edit_distance(std::string_view a, std::string_view b);
 std::string nearest(std::string_view word, const std::vector<std::string>& candidates);
 
 }  // namespace rb
+
+namespace rb {
+
+// Up to `max_n` candidates that the user may have meant: first those containing every
+// '_'/'-'-separated token of `word` (shortest first: "qwen3_30b_a3b_sft_config" suggests
+// "qwen3_30b_a3b_sft_8gpu_h100_bf16_config"), then the nearest by edit distance.
+std::vector<std::string> suggestions(std::string_view word, const std::vector<std::string>& candidates,
+                                     size_t max_n = 3);
+
+}  // namespace rb

@@ -52,3 +52,20 @@ TEST(Precision, ParsesEveryPublishedSpelling) {
 
 }  // namespace
 }  // namespace rb
+
+namespace rb {
+namespace {
+
+TEST(Strings, SuggestionsPreferTokenSupersets) {
+  const std::vector<std::string> names{"qwen3_30b_a3b_sft_16gpu_h100_bf16_config",
+                                       "qwen3_30b_a3b_sft_8gpu_h100_bf16_config",
+                                       "qwen3_30b_a3b_pretrain_8gpu_h100_bf16_config", "llama3_8b_sft_config"};
+  const auto s = suggestions("qwen3_30b_a3b_sft_config", names);
+  ASSERT_GE(s.size(), 2u);
+  EXPECT_EQ(s[0], "qwen3_30b_a3b_sft_8gpu_h100_bf16_config");
+  EXPECT_EQ(s[1], "qwen3_30b_a3b_sft_16gpu_h100_bf16_config");
+  EXPECT_TRUE(suggestions("gemini_ultra", names).empty());
+}
+
+}  // namespace
+}  // namespace rb

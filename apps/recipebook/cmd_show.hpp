@@ -1,0 +1,18 @@
+// `recipebook show NAME`: one recipe, model or GPU, readable or JSON. Exact names only; a near miss
+// gets "did you mean", never a substitute.
+#pragma once
+
+#include <string>
+
+#include "recipebook/context.hpp"
+
+namespace rb::cli {
+
+struct ShowOptions {
+  std::string name;
+  bool resolved = false;  // apply `extends` before showing
+};
+
+int run_show(const ShowOptions& opts, const Context& ctx);
+
+}  // namespace rb::cli
