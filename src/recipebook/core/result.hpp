@@ -23,6 +23,10 @@ struct Where {
 };
 
 struct Error {
+  Error() = default;
+  Error(std::string message_, Where where_ = {}, std::string fix_ = {}, std::string code_ = {})
+      : message(std::move(message_)), where(std::move(where_)), fix(std::move(fix_)), code(std::move(code_)) {}
+
   std::string message;  // one line, no trailing period needed
   Where where;          // may be empty
   std::string fix;      // optional: what to do about it
