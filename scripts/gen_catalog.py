@@ -1,0 +1,1850 @@
+#!/usr/bin/env python3
+"""Generate the catalog's YAML (models, hardware, recipes) from the reference data, and check it.
+
+    python3 scripts/gen_catalog.py [--data ../shared/data]   # (re)write the generated YAML, then check
+    python3 scripts/gen_catalog.py --check                    # check only (no writes)
+
+Inputs: the four CSVs of the reference data (see its README.md). Outputs, under catalog/:
+models/<slug>.yaml, hardware/<name>.yaml, recipes/<model-slug>/<gpu>/<name>.yaml. The output is
+deterministic (sorted, no timestamps). Every generated file starts with GENERATED_MARK; files without it
+are hand-written (seed records, schemas) and are never written or removed by this script.
+
+To add a model architecture: add its row to models.csv (or a stub alias to STUB_MODELS) and its
+structured facts to ARCH_EXTRA below, with the public source in `source`.
+
+Python standard library only. The YAML reader handles the subset of YAML the catalog uses: block mappings
+and sequences, flow sequences and mappings, plain / single-quoted / double-quoted scalars, literal and
+folded block scalars, and comments. Plain scalars are typed by the YAML 1.2 core schema, as the C++
+loader does (src/recipebook/catalog/yaml_scalar.hpp): quoted and block scalars are always strings.
+
+The validator implements the JSON-Schema (draft-07) subset the catalog schemas use: type (incl. lists),
+properties, required, additionalProperties (bool or schema), items, enum, const, minimum, maximum,
+exclusiveMinimum, exclusiveMaximum, minLength, pattern, minItems, definitions + $ref '#/definitions/x',
+oneOf, anyOf (description/title/default are annotations).
+"""
+
+import json
+import re
+
+# --------------------------------------------------------------------------------------------------
+# Scalars: YAML 1.2 core schema
+# --------------------------------------------------------------------------------------------------
+
+_NULL = {"null", "Null", "NULL", "~", ""}
+_TRUE = {"true", "True", "TRUE"}
+_FALSE = {"false", "False", "FALSE"}
+_INT = re.compile(r"^[-+]?[0-9]+$|^0o[0-7]+$|^0x[0-9a-fA-F]+$")
+_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$|^[-+]?\.(inf|Inf|INF)$|^\.(nan|NaN|NAN)$")
+_YAML11_BOOL = {"y", "n", "yes", "no", "on", "off"}
+
+
+def type_plain(text):
+    """The value of a plain scalar by the YAML 1.2 core schema."""
+    if text in _NULL:
+        return None
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    if _INT.match(text):
+        if text.startswith("0o"):
+            return int(text[2:], 8)
+        if text.startswith("0x"):
+            return int(text[2:], 16)
+        return int(text)
+    if _FLOAT.match(text):
+        return float(text.replace("Inf", "inf").replace("INF", "inf"))
+    return text
+
+
+# --------------------------------------------------------------------------------------------------
+# Writer
+# --------------------------------------------------------------------------------------------------
+
+_PLAIN_START_BAD = set("-?:,[]{}#&*!|>'\"%@`")
+
+
+def _plain_ok(s, flow):
+    if s == "" or s != s.strip() or "\n" in s or "\t" in s:
+        return False
+    if s[0] in _PLAIN_START_BAD:
+        # "-" followed by a non-space is legal in YAML but looks like a number or a sequence; quote it.
+        return False
+    if ": " in s or " #" in s or s.endswith(":"):
+        return False
+    if flow and any(c in s for c in ",[]{}"):
+        return False
+    if type_plain(s) is not s and not isinstance(type_plain(s), str):
+        return False
+    if s.lower() in _YAML11_BOOL:
+        return False
+    return all(0x20 <= ord(c) < 0x7F or ord(c) > 0xA0 for c in s)
+
+
+def _quote(s):
+    out = ['"']
+    for c in s:
+        if c == '"':
+            out.append('\\"')
+        elif c == "\\":
+            out.append("\\\\")
+        elif c == "\n":
+            out.append("\\n")
+        elif c == "\t":
+            out.append("\\t")
+        elif ord(c) < 0x20:
+            out.append("\\x%02x" % ord(c))
+        else:
+            out.append(c)
+    out.append('"')
+    return "".join(out)
+
+
+def _fmt_float(x):
+    if x != x:
+        return ".nan"
+    if x in (float("inf"), float("-inf")):
+        return ".inf" if x > 0 else "-.inf"
+    r = repr(x)
+    if "e" in r or "E" in r:
+        mant, exp = r.split("e")
+        if "." not in mant:
+            mant += ".0"
+        return mant + "e" + exp
+    return r
+
+
+def scalar_text(v, flow=False):
+    if v is None:
+        return "null"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return _fmt_float(v)
+    if isinstance(v, str):
+        return v if _plain_ok(v, flow) else _quote(v)
+    raise TypeError("cannot write %r" % (v,))
+
+
+def _is_scalar(v):
+    return v is None or isinstance(v, (bool, int, float, str))
+
+
+def _flow(v):
+    if isinstance(v, dict):
+        if not v:
+            return "{}"
+        return "{" + ", ".join("%s: %s" % (scalar_text(k, True), _flow(x)) for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ", ".join(_flow(x) for x in v) + "]"
+    return scalar_text(v, flow=True)
+
+
+def _flowable(v):
+    if _is_scalar(v):
+        return not (isinstance(v, str) and "\n" in v)
+    if isinstance(v, list):
+        return all(_flowable(x) and not isinstance(x, (dict, list)) for x in v)
+    if isinstance(v, dict):
+        return all(_is_scalar(x) and _flowable(x) for x in v.values())
+    return False
+
+
+class Comment(str):
+    """A value wrapper: written as the value followed by `  # text` (scalars only)."""
+
+
+def with_comment(value, text):
+    return (value, Comment(text))
+
+
+def _emit(v, indent, out, flow_dicts):
+    pad = " " * indent
+    if isinstance(v, dict):
+        for k, x in v.items():
+            comment = ""
+            if isinstance(x, tuple) and len(x) == 2 and isinstance(x[1], Comment):
+                x, comment = x[0], "  # " + x[1]
+            key = scalar_text(k)
+            if isinstance(x, str) and "\n" in x:
+                chomp = "" if x.endswith("\n") else "-"
+                out.append("%s%s: |%s%s" % (pad, key, chomp, comment))
+                for line in x.rstrip("\n").split("\n"):
+                    out.append((pad + "  " + line) if line else "")
+            elif _is_scalar(x):
+                out.append("%s%s: %s%s" % (pad, key, scalar_text(x), comment))
+            elif isinstance(x, (list, dict)) and not x:
+                out.append("%s%s: %s%s" % (pad, key, "[]" if isinstance(x, list) else "{}", comment))
+            elif (isinstance(x, list) or (isinstance(x, dict) and flow_dicts)) and _flowable(x) \
+                    and len(pad) + len(key) + 2 + len(_flow(x)) <= 110:
+                out.append("%s%s: %s%s" % (pad, key, _flow(x), comment))
+            else:
+                out.append("%s%s:%s" % (pad, key, comment))
+                _emit(x, indent + 2, out, True)
+    elif isinstance(v, list):
+        for x in v:
+            if isinstance(x, dict) and x:
+                sub = []
+                _emit(x, indent + 2, sub, True)
+                sub[0] = pad + "- " + sub[0][indent + 2:]
+                out.extend(sub)
+            elif isinstance(x, list) and x and not _flowable(x):
+                sub = []
+                _emit(x, indent + 2, sub, True)
+                sub[0] = pad + "- " + sub[0][indent + 2:]
+                out.extend(sub)
+            elif _is_scalar(x) or _flowable(x):
+                out.append("%s- %s" % (pad, _flow(x) if not _is_scalar(x) else scalar_text(x)))
+            else:
+                raise TypeError("cannot write %r" % (x,))
+    else:
+        raise TypeError("top level must be a mapping")
+
+
+def dump(doc, header_comments=()):
+    """YAML text of a mapping; deterministic (keys in insertion order)."""
+    out = ["# " + c if c else "#" for c in header_comments]
+    _emit(doc, 0, out, False)
+    return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------------------------------
+# Reader
+# --------------------------------------------------------------------------------------------------
+
+class YamlError(Exception):
+    pass
+
+
+def _strip_comment(s):
+    """Text of an inline value without a trailing comment (quotes respected)."""
+    q = None
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if q:
+            if q == '"' and c == "\\":
+                i += 2
+                continue
+            if c == q:
+                if q == "'" and i + 1 < len(s) and s[i + 1] == "'":
+                    i += 2
+                    continue
+                q = None
+        elif c in "'\"" and (i == 0 or s[i - 1] in " [{,:"):
+            q = c
+        elif c == "#" and (i == 0 or s[i - 1] in " \t"):
+            return s[:i].rstrip()
+        i += 1
+    return s.rstrip()
+
+
+class _Flow:
+    def __init__(self, text, lineno):
+        self.s = text
+        self.i = 0
+        self.lineno = lineno
+
+    def err(self, msg):
+        raise YamlError("line %d: %s in %r" % (self.lineno, msg, self.s))
+
+    def ws(self):
+        while self.i < len(self.s) and self.s[self.i] in " \t":
+            self.i += 1
+
+    def value(self, in_flow):
+        self.ws()
+        if self.i >= len(self.s):
+            return None
+        c = self.s[self.i]
+        if c == "[":
+            self.i += 1
+            items = []
+            self.ws()
+            if self.i < len(self.s) and self.s[self.i] == "]":
+                self.i += 1
+                return items
+            while True:
+                items.append(self.value(True))
+                self.ws()
+                if self.i >= len(self.s):
+                    self.err("unterminated [")
+                if self.s[self.i] == ",":
+                    self.i += 1
+                    self.ws()
+                    if self.i < len(self.s) and self.s[self.i] == "]":
+                        self.i += 1
+                        return items
+                    continue
+                if self.s[self.i] == "]":
+                    self.i += 1
+                    return items
+                self.err("expected , or ]")
+        if c == "{":
+            self.i += 1
+            m = {}
+            self.ws()
+            if self.i < len(self.s) and self.s[self.i] == "}":
+                self.i += 1
+                return m
+            while True:
+                k = self.value(True)
+                self.ws()
+                if self.i >= len(self.s) or self.s[self.i] != ":":
+                    self.err("expected :")
+                self.i += 1
+                v = self.value(True)
+                if k in m:
+                    self.err("duplicate key %r" % (k,))
+                m[k] = v
+                self.ws()
+                if self.i >= len(self.s):
+                    self.err("unterminated {")
+                if self.s[self.i] == ",":
+                    self.i += 1
+                    continue
+                if self.s[self.i] == "}":
+                    self.i += 1
+                    return m
+                self.err("expected , or }")
+        if c == '"':
+            self.i += 1
+            out = []
+            while True:
+                if self.i >= len(self.s):
+                    self.err("unterminated string")
+                c = self.s[self.i]
+                if c == "\\":
+                    e = self.s[self.i + 1]
+                    self.i += 2
+                    if e == "x":
+                        out.append(chr(int(self.s[self.i:self.i + 2], 16)))
+                        self.i += 2
+                    else:
+                        out.append({"n": "\n", "t": "\t", "\\": "\\", '"': '"', "/": "/", "0": "\0"}[e])
+                    continue
+                self.i += 1
+                if c == '"':
+                    return _Quoted("".join(out))
+                out.append(c)
+        if c == "'":
+            self.i += 1
+            out = []
+            while True:
+                if self.i >= len(self.s):
+                    self.err("unterminated string")
+                c = self.s[self.i]
+                self.i += 1
+                if c == "'":
+                    if self.i < len(self.s) and self.s[self.i] == "'":
+                        out.append("'")
+                        self.i += 1
+                        continue
+                    return _Quoted("".join(out))
+                out.append(c)
+        # plain scalar
+        start = self.i
+        while self.i < len(self.s):
+            c = self.s[self.i]
+            if in_flow and c in ",]}":
+                break
+            if c == ":" and (self.i + 1 == len(self.s) or self.s[self.i + 1] in " ,]}") and in_flow:
+                break
+            self.i += 1
+        return type_plain(self.s[start:self.i].strip())
+
+
+class _Quoted(str):
+    pass
+
+
+def _unquote(v):
+    if isinstance(v, _Quoted):
+        return str(v)
+    if isinstance(v, list):
+        return [_unquote(x) for x in v]
+    if isinstance(v, dict):
+        return {_unquote(k): _unquote(x) for k, x in v.items()}
+    return v
+
+
+def _split_key(content, lineno):
+    """(key, rest) of a `key: value` line, or None when the line is not a mapping entry."""
+    if content[0] in "'\"":
+        f = _Flow(content, lineno)
+        k = f.value(True)
+        f.ws()
+        if f.i < len(content) and content[f.i] == ":" and (f.i + 1 == len(content) or content[f.i + 1] == " "):
+            return str(k), content[f.i + 1:].strip()
+        return None
+    if content[0] in "[{":
+        return None
+    m = re.match(r"^([^#]*?):(?: (.*)|)$", content)
+    if not m:
+        return None
+    return m.group(1).strip(), (m.group(2) or "").strip()
+
+
+class _Reader:
+    def __init__(self, text):
+        self.lines = text.split("\n")
+        self.pos = 0
+
+    def next_content(self):
+        """Index of the next line with content (not blank, not comment-only)."""
+        i = self.pos
+        while i < len(self.lines):
+            s = self.lines[i].strip()
+            if s and not s.startswith("#"):
+                return i
+            i += 1
+        return None
+
+    @staticmethod
+    def indent_of(line):
+        return len(line) - len(line.lstrip(" "))
+
+    def block(self, indent):
+        i = self.next_content()
+        if i is None:
+            return None
+        line = self.lines[i]
+        ind = self.indent_of(line)
+        if ind < indent:
+            return None
+        content = line.strip()
+        if content == "-" or content.startswith("- "):
+            return self.seq(ind)
+        return self.mapping(ind)
+
+    def block_scalar(self, header, parent_indent, lineno):
+        style, chomp = header[0], header[1:2]
+        body = []
+        self.pos += 1
+        ind = None
+        while self.pos < len(self.lines):
+            line = self.lines[self.pos]
+            if line.strip() == "":
+                body.append("")
+                self.pos += 1
+                continue
+            li = self.indent_of(line)
+            if ind is None:
+                if li <= parent_indent:
+                    break
+                ind = li
+            if li < ind:
+                break
+            body.append(line[ind:])
+            self.pos += 1
+        while body and body[-1] == "":
+            body.pop()
+        if style == "|":
+            text = "\n".join(body)
+        else:
+            paras, cur = [], []
+            for b in body:
+                if b == "":
+                    paras.append(" ".join(cur))
+                    cur = []
+                else:
+                    cur.append(b)
+            paras.append(" ".join(cur))
+            text = "\n".join(paras)
+        if chomp != "-":
+            text += "\n"
+        return text
+
+    def inline(self, rest, lineno):
+        rest = _strip_comment(rest)
+        f = _Flow(rest, lineno)
+        if rest[:1] in "[{\"'":
+            v = f.value(False)
+            f.ws()
+            if f.i != len(rest):
+                raise YamlError("line %d: trailing text %r" % (lineno, rest[f.i:]))
+            return _unquote(v)
+        return type_plain(rest)
+
+    def value_after_key(self, rest, indent, lineno):
+        if rest.startswith("|") or rest.startswith(">"):
+            return self.block_scalar(_strip_comment(rest), indent, lineno)
+        self.pos += 1
+        if _strip_comment(rest) == "":
+            j = self.next_content()
+            if j is None:
+                return None
+            ind = self.indent_of(self.lines[j])
+            c = self.lines[j].strip()
+            if ind > indent or (ind == indent and (c == "-" or c.startswith("- "))):
+                return self.block(ind)
+            return None
+        return self.inline(rest, lineno)
+
+    def mapping(self, indent):
+        m = {}
+        while True:
+            i = self.next_content()
+            if i is None:
+                return m
+            line = self.lines[i]
+            ind = self.indent_of(line)
+            content = line.strip()
+            if ind < indent or (ind == indent and (content == "-" or content.startswith("- "))):
+                return m
+            if ind > indent:
+                raise YamlError("line %d: unexpected indentation" % (i + 1))
+            kv = _split_key(content, i + 1)
+            if kv is None:
+                raise YamlError("line %d: expected `key: value`, got %r" % (i + 1, content))
+            key, rest = kv
+            key = type_plain(key) if not (content[0] in "'\"") else key
+            if key in m:
+                raise YamlError("line %d: duplicate key %r" % (i + 1, key))
+            self.pos = i
+            m[key] = self.value_after_key(rest, indent, i + 1)
+
+    def seq(self, indent):
+        items = []
+        while True:
+            i = self.next_content()
+            if i is None:
+                return items
+            line = self.lines[i]
+            ind = self.indent_of(line)
+            content = line.strip()
+            if ind != indent or not (content == "-" or content.startswith("- ")):
+                if ind > indent:
+                    raise YamlError("line %d: unexpected indentation" % (i + 1))
+                return items
+            rest = content[1:].strip()
+            self.pos = i
+            if rest == "" or rest.startswith("#"):
+                self.pos += 1
+                items.append(self.block(indent + 1))
+                continue
+            kv = _split_key(rest, i + 1) if rest[0] not in "[{" else None
+            if kv is not None:
+                # "- key: value": a mapping whose first entry shares the dash's line
+                self.lines[i] = " " * (indent + 2) + rest
+                items.append(self.mapping(indent + 2))
+                continue
+            if rest.startswith("|") or rest.startswith(">"):
+                items.append(self.block_scalar(rest, indent, i + 1))
+                continue
+            self.pos += 1
+            items.append(self.inline(rest, i + 1))
+
+
+def load(text):
+    """The document of a YAML text (a mapping, a sequence or a scalar)."""
+    r = _Reader(text)
+    doc = r.block(0)
+    if r.next_content() is not None:
+        raise YamlError("line %d: text after the document" % (r.next_content() + 1))
+    return doc
+
+
+# --------------------------------------------------------------------------------------------------
+# JSON-Schema subset validator
+# --------------------------------------------------------------------------------------------------
+
+SUPPORTED_KEYWORDS = {
+    "type", "properties", "required", "additionalProperties", "items", "enum", "const", "minimum",
+    "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "pattern", "minItems",
+    "description", "title", "default", "definitions", "$ref", "oneOf", "anyOf", "$schema", "$id",
+    "examples",
+}
+
+
+def _type_ok(v, t):
+    if t == "object":
+        return isinstance(v, dict)
+    if t == "array":
+        return isinstance(v, list)
+    if t == "string":
+        return isinstance(v, str)
+    if t == "integer":
+        return isinstance(v, int) and not isinstance(v, bool)
+    if t == "number":
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+    if t == "boolean":
+        return isinstance(v, bool)
+    if t == "null":
+        return v is None
+    raise ValueError("unknown type %r" % t)
+
+
+def validate(v, schema, root, path="$"):
+    """Errors (strings) of instance `v` against `schema`; `root` holds the definitions."""
+    errs = []
+    if "$ref" in schema:
+        ref = schema["$ref"]
+        if not ref.startswith("#/definitions/"):
+            return ["%s: unsupported $ref %s" % (path, ref)]
+        target = root.get("definitions", {}).get(ref[len("#/definitions/"):])
+        if target is None:
+            return ["%s: unknown $ref %s" % (path, ref)]
+        errs += validate(v, target, root, path)
+    if "type" in schema:
+        ts = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
+        if not any(_type_ok(v, t) for t in ts):
+            return errs + ["%s: %s is not of type %s" % (path, json.dumps(v)[:80], "/".join(ts))]
+    if "enum" in schema and v not in schema["enum"]:
+        errs.append("%s: %s is not one of %s" % (path, json.dumps(v)[:80], schema["enum"]))
+    if "const" in schema and v != schema["const"]:
+        errs.append("%s: %s is not %s" % (path, json.dumps(v)[:80], json.dumps(schema["const"])))
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        if "minimum" in schema and v < schema["minimum"]:
+            errs.append("%s: %s < minimum %s" % (path, v, schema["minimum"]))
+        if "maximum" in schema and v > schema["maximum"]:
+            errs.append("%s: %s > maximum %s" % (path, v, schema["maximum"]))
+        if "exclusiveMinimum" in schema and v <= schema["exclusiveMinimum"]:
+            errs.append("%s: %s <= exclusiveMinimum %s" % (path, v, schema["exclusiveMinimum"]))
+        if "exclusiveMaximum" in schema and v >= schema["exclusiveMaximum"]:
+            errs.append("%s: %s >= exclusiveMaximum %s" % (path, v, schema["exclusiveMaximum"]))
+    if isinstance(v, str):
+        if "minLength" in schema and len(v) < schema["minLength"]:
+            errs.append("%s: string shorter than %d" % (path, schema["minLength"]))
+        if "pattern" in schema and not re.search(schema["pattern"], v):
+            errs.append("%s: %r does not match %s" % (path, v[:80], schema["pattern"]))
+    if isinstance(v, list):
+        if "minItems" in schema and len(v) < schema["minItems"]:
+            errs.append("%s: fewer than %d items" % (path, schema["minItems"]))
+        if "items" in schema:
+            for i, x in enumerate(v):
+                errs += validate(x, schema["items"], root, "%s[%d]" % (path, i))
+    if isinstance(v, dict):
+        props = schema.get("properties", {})
+        for r in schema.get("required", []):
+            if r not in v:
+                errs.append("%s: missing required key %r" % (path, r))
+        addl = schema.get("additionalProperties", True)
+        for k, x in v.items():
+            if k in props:
+                errs += validate(x, props[k], root, "%s.%s" % (path, k))
+            elif addl is False:
+                errs.append("%s: unknown key %r" % (path, k))
+            elif isinstance(addl, dict):
+                errs += validate(x, addl, root, "%s.%s" % (path, k))
+    if "anyOf" in schema:
+        if not any(not validate(v, s, root, path) for s in schema["anyOf"]):
+            sub = [validate(v, s, root, path) for s in schema["anyOf"]]
+            best = min(sub, key=len)
+            errs.append("%s: matches none of anyOf (closest: %s)" % (path, "; ".join(best[:3])))
+    if "oneOf" in schema:
+        ok = [s for s in schema["oneOf"] if not validate(v, s, root, path)]
+        if len(ok) != 1:
+            sub = [validate(v, s, root, path) for s in schema["oneOf"]]
+            best = min(sub, key=len)
+            errs.append("%s: matches %d of oneOf (need 1; closest: %s)" % (path, len(ok), "; ".join(best[:3])))
+    return errs
+
+
+def lint_schema(schema, path="$", root=None):
+    """Problems of a schema itself: unsupported keywords, properties without a description,
+    objects with known keys but no additionalProperties."""
+    root = root if root is not None else schema
+    out = []
+    if not isinstance(schema, dict):
+        return ["%s: schema is not a mapping" % path]
+    for k in schema:
+        if k not in SUPPORTED_KEYWORDS:
+            out.append("%s: unsupported keyword %r" % (path, k))
+    if "pattern" in schema:
+        try:
+            re.compile(schema["pattern"])
+        except re.error as e:
+            out.append("%s: bad pattern: %s" % (path, e))
+    if "properties" in schema and "additionalProperties" not in schema:
+        out.append("%s: object with properties but no additionalProperties" % path)
+    for k, sub in schema.get("properties", {}).items():
+        if not isinstance(sub, dict) or "description" not in sub:
+            out.append("%s.%s: property without a description" % (path, k))
+        out += lint_schema(sub, "%s.%s" % (path, k), root)
+    for k, sub in schema.get("definitions", {}).items():
+        out += lint_schema(sub, "%s/definitions/%s" % (path, k), root)
+    if isinstance(schema.get("items"), dict):
+        out += lint_schema(schema["items"], path + "[]", root)
+    if isinstance(schema.get("additionalProperties"), dict):
+        out += lint_schema(schema["additionalProperties"], path + "{*}", root)
+    for kw in ("oneOf", "anyOf"):
+        for i, sub in enumerate(schema.get(kw, [])):
+            out += lint_schema(sub, "%s/%s[%d]" % (path, kw, i), root)
+    return out
+
+
+# ==================================================================================================
+# Reference facts not in the CSVs (each with its public source)
+# ==================================================================================================
+
+import argparse
+import csv
+import os
+import sys
+from collections import OrderedDict, defaultdict
+
+GENERATED_MARK = "Generated by scripts/gen_catalog.py from ../shared/data; do not edit (edit the script or the data)."
+
+# Hand-written files the script never writes or removes (also protected by lacking GENERATED_MARK).
+PROTECTED = {
+    "catalog/recipes/qwen3.5-397b-a17b/b200/attune-48gpu-tp2-pp6-ep8.yaml",
+    "catalog/recipes/qwen3.5-397b-a17b/gb300/qwen35_vl_397b_a17b_pretrain_config.yaml",
+    "catalog/recipes/qwen3.5-35b-a3b/gb300/qwen35_vl_35b_a3b_pretrain_16gpu_gb300_bf16_config.yaml",
+    "catalog/recipes/qwen3.5-35b-a3b/gb300/qwen35_vl_35b_a3b_pretrain_8gpu_gb300_fp8mx_library_config.yaml",
+    "catalog/recipes/qwen3.5-35b-a3b/h100/qwen35_vl_35b_a3b_pretrain_config.yaml",
+    "catalog/schema/recipe.schema.yaml",
+    "catalog/schema/model.schema.yaml",
+    "catalog/schema/hardware.schema.yaml",
+}
+
+# --- hardware --------------------------------------------------------------------------------------
+
+# gpus.csv `name` -> (catalog name, display, aliases, GPUs per node in Megatron-Bridge launchers,
+# supported precisions beyond bf16, node note). Aliases: every spelling the CSVs and seeds use.
+GPU_TABLE = OrderedDict([
+    ("A100-80GB-SXM", ("a100", "A100-SXM-80GB", ["A100", "A100-80GB-SXM", "a100-80gb", "a100-sxm", "dgx-a100"], 8, [],
+                       "HGX/DGX A100: 8 GPUs per node, NVLink 3 within the node")),
+    ("H100-SXM", ("h100", "H100-SXM", ["H100", "H100-SXM", "h100-sxm", "h100-80gb", "dgx-h100", "DGX-H100"], 8,
+                  ["fp8_cs", "fp8_ds", "fp8_blockwise"], "HGX/DGX H100: 8 GPUs per node (data/README.md)")),
+    ("H200-SXM", ("h200", "H200-SXM", ["H200", "H200-SXM", "h200-sxm", "h200-141gb", "dgx-h200"], 8,
+                  ["fp8_cs", "fp8_ds", "fp8_blockwise"], "HGX H200: 8 GPUs per node")),
+    ("B200 (HGX, 1000 W)", ("b200", "B200 (HGX, 1000 W)", ["B200", "hgx-b200", "dgx-b200", "DGX-B200"], 8,
+                            ["fp8_cs", "fp8_ds", "fp8_blockwise", "mxfp8", "nvfp4"], "HGX/DGX B200: 8 GPUs per node (data/README.md)")),
+    ("B300 (HGX)", ("b300", "B300 (HGX)", ["B300", "hgx-b300", "dgx-b300", "DGX-B300"], 8,
+                    ["fp8_cs", "fp8_ds", "fp8_blockwise", "mxfp8", "nvfp4"], "HGX/DGX B300: 8 GPUs per node (data/README.md)")),
+    ("GB200 (NVL72, 1200 W)", ("gb200", "GB200 (NVL72, 1200 W)", ["GB200", "gb200-nvl72", "dgx-gb200", "DGX-GB200"], 4,
+                               ["fp8_cs", "fp8_ds", "fp8_blockwise", "mxfp8", "nvfp4"],
+                               "4 GPUs per compute tray in Megatron-Bridge launchers; NVLink domain 72 (data/README.md)")),
+    ("GB300 (NVL72, 1400 W)", ("gb300", "GB300 (NVL72, 1400 W)", ["GB300", "gb300-nvl72", "dgx-gb300", "DGX-GB300"], 4,
+                               ["fp8_cs", "fp8_ds", "fp8_blockwise", "mxfp8", "nvfp4"],
+                               "4 GPUs per compute tray in Megatron-Bridge launchers; NVLink domain 72 (data/README.md)")),
+    ("MI300X", ("mi300x", "Instinct MI300X", ["MI300X", "instinct-mi300x"], 8, ["fp8_cs"],
+                "8 GPUs per platform (Infinity Fabric)")),
+    ("MI355X", ("mi355x", "Instinct MI355X", ["MI355X", "instinct-mi355x"], 8, ["fp8_cs", "mxfp8"],
+                "8 GPUs per platform (Infinity Fabric)")),
+    ("TPU v5p", ("tpu-v5p", "TPU v5p", ["TPU v5p", "v5p", "tpu_v5p"], 4, [],
+                 "4 chips per TPU v5p host (Cloud TPU docs; not in the reference data); ICI domain is the pod (8960 chips)")),
+])
+
+# GPUs that recipes name but gpus.csv lacks: stubs without figures.
+GPU_STUBS = OrderedDict([
+    ("vr200", ("VR200", ["VR200", "vera-rubin", "vr200-nvl144"],
+               "Named by Megatron-Bridge perf recipes (perf_recipes/*/vr200/*.py in megatron_bridge_recipes.csv); "
+               "no published figures in the reference data (gpus.csv), so no memory, peak or bandwidth here.")),
+    ("r100", ("R100", ["R100", "rubin"],
+              "Named by Megatron-Bridge perf recipes (perf_recipes/llama/r100/llama3.py in megatron_bridge_recipes.csv); "
+              "no published figures in the reference data (gpus.csv), so no memory, peak or bandwidth here.")),
+])
+
+DEFAULT_EFFICIENCY = OrderedDict([("gemm", 0.6), ("attention", 0.5), ("hbm", 0.7), ("nvlink", 0.7),
+                                  ("scaleout", 0.6), ("overlap", 0.5)])
+
+MEASURED_GPU = {"DGX-H100": "h100", "DGX-B200": "b200", "DGX-B300": "b300", "DGX-GB200": "gb200", "DGX-GB300": "gb300"}
+
+# --- models ----------------------------------------------------------------------------------------
+
+def _attn(heads, kv, hd, vhd=None, **flags):
+    a = OrderedDict([("heads", heads), ("kv_heads", kv), ("head_dim", hd), ("v_head_dim", vhd or hd)])
+    for k in ("output_gate", "qkv_bias", "out_bias", "qk_norm", "sinks"):
+        a[k] = bool(flags.get(k, False))
+    return a
+
+
+def _moe(experts, top_k, ffn, shared=0, shared_ffn=0, shared_gate=False, expert_bias=False, router_bias=False):
+    return OrderedDict([("experts", experts), ("top_k", top_k), ("ffn", ffn), ("shared_experts", shared),
+                        ("shared_ffn", shared_ffn), ("shared_gate", shared_gate), ("expert_bias", expert_bias),
+                        ("router_bias", router_bias)])
+
+
+def _vision(layers, hidden, ffn, heads, patch, temporal, merge, out):
+    return OrderedDict([("layers", layers), ("hidden", hidden), ("ffn", ffn), ("heads", heads), ("patch", patch),
+                        ("temporal_patch", temporal), ("spatial_merge", merge), ("out_hidden", out)])
+
+
+SRC_QWEN35_VISION = ("vision_config from public copies of the Qwen3.5 config.json (depth, hidden_size, intermediate_size, "
+                     "num_heads, patch_size 16, temporal_patch_size 2, spatial_merge_size 2, out_hidden_size)")
+SRC_GEMMA3 = ("public copy of google/gemma-3-12b config.json: layer_types 5 x sliding_attention then full_attention, "
+              "sliding_window 1024, hidden_activation gelu_pytorch_tanh (GeGLU), query/key RMSNorm; "
+              "SigLIP vision tower 27 layers, hidden 1152, ffn 4304, 16 heads, patch 14, image 896 (models.csv); "
+              "vision spatial_merge 4 stands for Gemma 3's 4x4 average pooling (4096 patches -> 256 tokens per image), "
+              "temporal_patch 1 (images only), out_hidden = the text hidden size")
+SRC_NEMOH = "NVIDIA-NeMo/Megatron-Bridge src/megatron/bridge/models/nemotronh/nemotron_h_provider.py (hybrid_layer_pattern, mamba dims, squared_relu)"
+SRC_GPTOSS = ("public copies of openai/gpt-oss-20b config.json: layer_types alternate sliding_attention (first) / "
+              "full_attention, sliding_window 128, attention_bias true (q/k/v/o biases), experts with biases, "
+              "router with bias, SwiGLU clamped at swiglu_limit 7.0")
+
+# Structured facts that models.csv holds only in notes (or not at all), per models.csv `name`.
+# Keys: arch (overrides/additions to the architecture), src (extra sources), unverified (what remains
+# unverified), mtp (MTP layers).
+ARCH_EXTRA = {
+    "Llama-3-8B": dict(unverified="max_position 8192 not re-verified (models.csv)"),
+    "Llama-3-70B": dict(unverified="max_position 8192 not re-verified (models.csv)"),
+    "Llama-3.1-405B": dict(unverified="max_position 131072 not re-verified (models.csv)"),
+    "Qwen3-0.6B": dict(qk_norm=True), "Qwen3-1.7B": dict(qk_norm=True), "Qwen3-4B": dict(qk_norm=True),
+    "Qwen3-8B": dict(qk_norm=True), "Qwen3-14B": dict(qk_norm=True), "Qwen3-32B": dict(qk_norm=True),
+    "Qwen3-30B-A3B": dict(qk_norm=True, note_ffn="intermediate_size 6144 is unused: every layer is MoE"),
+    "Qwen3-235B-A22B": dict(qk_norm=True, unverified="max_position 40960 assumed same as the Qwen3 family (models.csv)"),
+    "Qwen3-Next-80B-A3B": dict(qk_norm=True, output_gate=True, gdn=(16, 32, 128, 128, 4), pattern=["gdn", "gdn", "gdn", "attention"],
+                               shared_gate=True, mtp=1,
+                               src="GDN dims, attention output gate and MTP from models.csv notes; shared_expert_gate as in the Qwen3-Next HF modeling (Qwen2-MoE style)"),
+    "Qwen3.5-397B-A17B": dict(qk_norm=True, output_gate=True, gdn=(16, 64, 128, 128, 4), pattern=["gdn", "gdn", "gdn", "attention"],
+                              shared_gate=True, mtp=1, vision=_vision(27, 1152, 4304, 16, 16, 2, 2, 4096),
+                              src="seed 002 active-parameter count 16,331,407,360 reproduced by this shape; " + SRC_QWEN35_VISION),
+    "Qwen3.5-122B-A10B": dict(qk_norm=True, output_gate=True, gdn=(16, 64, 128, 128, 4), pattern=["gdn", "gdn", "gdn", "attention"],
+                              shared_gate=True, vision=_vision(27, 1152, 4304, 16, 16, 2, 2, 3072),
+                              src="vision out_hidden 3072 from models.csv",
+                              unverified="vision tower depth/width assumed equal to the rest of the Qwen3.5 family >= 9B (27 x 1152); MTP layer count not verified (omitted)"),
+    "Qwen3.5-35B-A3B": dict(qk_norm=True, output_gate=True, gdn=(16, 32, 128, 128, 4), pattern=["gdn", "gdn", "gdn", "attention"],
+                            shared_gate=True, mtp=1, vision=_vision(27, 1152, 4304, 16, 16, 2, 2, 2048),
+                            src="vision_config depth 27 from a public Qwen3.6-35B-A3B config copy (same architecture); " + SRC_QWEN35_VISION),
+    "Qwen3.5-27B": dict(qk_norm=True, output_gate=True, gdn=(16, 48, 128, 128, 4), pattern=["gdn", "gdn", "gdn", "attention"],
+                        vision=_vision(27, 1152, 4304, 16, 16, 2, 2, 5120), src=SRC_QWEN35_VISION,
+                        unverified="MTP layer count not verified for Qwen3.5-27B (omitted)"),
+    "Qwen3.5-9B": dict(qk_norm=True, output_gate=True, gdn=(16, 32, 128, 128, 4), pattern=["gdn", "gdn", "gdn", "attention"],
+                       vision=_vision(27, 1152, 4304, 16, 16, 2, 2, 4096), src=SRC_QWEN35_VISION,
+                       unverified="MTP layer count not verified (omitted)"),
+    "Qwen3.5-4B": dict(qk_norm=True, output_gate=True, gdn=(16, 32, 128, 128, 4), pattern=["gdn", "gdn", "gdn", "attention"],
+                       vision=_vision(24, 1024, 4096, 16, 16, 2, 2, 2560),
+                       src="public Qwen3.5-4B config excerpt (linear_num_key_heads 16, linear_num_value_heads 32, tie_word_embeddings true); " + SRC_QWEN35_VISION,
+                       unverified="MTP layer count not verified (omitted)"),
+    "Qwen3.5-0.8B": dict(qk_norm=True, output_gate=True, gdn=(16, 16, 128, 128, 4), pattern=["gdn", "gdn", "gdn", "attention"],
+                         vision=_vision(12, 768, 3072, 12, 16, 2, 2, 1024),
+                         src="public Qwen3.5-0.8B config copies: linear_num_key_heads 16, linear_num_value_heads 16, head dims 128 (verifies the GDN head counts models.csv left unverified); " + SRC_QWEN35_VISION,
+                         unverified="MTP layer count not verified (omitted)"),
+    "DeepSeek-V3": dict(mla=True, mtp=1, src="MLA ranks/dims, first 3 dense layers, sigmoid router whose e_score_correction_bias is not a weight (no router bias, no shared-expert gate)"),
+    "Kimi-K2": dict(mla=True, src="DeepSeek-V3 architecture (MLA + MoE), 1 first dense layer, no MTP layers (none in models.csv)"),
+    "GLM-4.5": dict(qk_norm=True, qkv_bias=True, mtp=1, src="qkv bias, qk-norm, MTP 1 layer from models.csv notes (THUDM/slime glm4.5-355B-A32B.sh)"),
+    "GLM-4.5-Air": dict(qk_norm=False, qkv_bias=True, mtp=1, src="qkv bias, no qk-norm, MTP 1 layer from models.csv notes"),
+    "gpt-oss-120b": dict(qkv_bias=True, out_bias=True, sinks=True, window=[128, 0], expert_bias=True, router_bias=True, src=SRC_GPTOSS),
+    "gpt-oss-20b": dict(qkv_bias=True, out_bias=True, sinks=True, window=[128, 0], expert_bias=True, router_bias=True, src=SRC_GPTOSS),
+    "Mixtral-8x7B": dict(unverified="max_position 32768 not re-verified (models.csv)"),
+    "Gemma-3-4B": dict(qk_norm=True, activation="geglu", window=[1024, 1024, 1024, 1024, 1024, 0],
+                       vision=_vision(27, 1152, 4304, 16, 14, 1, 4, 2560), src=SRC_GEMMA3),
+    "Gemma-3-12B": dict(qk_norm=True, activation="geglu", window=[1024, 1024, 1024, 1024, 1024, 0],
+                        vision=_vision(27, 1152, 4304, 16, 14, 1, 4, 3840), src=SRC_GEMMA3),
+    "Gemma-3-27B": dict(qk_norm=True, activation="geglu", window=[1024, 1024, 1024, 1024, 1024, 0],
+                        vision=_vision(27, 1152, 4304, 16, 14, 1, 4, 5376), src=SRC_GEMMA3),
+    "Nemotron-H-8B": dict(activation="squared_relu", mamba=(128, 64, 128, 8, 4),
+                          hybrid="M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-",
+                          src=SRC_NEMOH + "; vocab 131072 = the HF NemotronHConfig default, which describes this 8B model",
+                          unverified="vocab 131072 not read from the released 8B config.json itself"),
+    "Nemotron-H-56B": dict(activation="squared_relu", mamba=(256, 64, 256, 8, 4),
+                           hybrid=("M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-"
+                                   "M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-"),
+                           src=SRC_NEMOH, unverified="vocab 131072 assumed equal to Nemotron-H-8B (not read from the 56B config.json)"),
+    "Nemotron-3-Nano-30B-A3B": dict(activation="squared_relu", mamba=(64, 64, 128, 8, 4),
+                                    hybrid="MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME",
+                                    src=("public copies of the NVIDIA-Nemotron-3-Nano-30B-A3B config.json: hybrid_override_pattern, "
+                                         "vocab_size 131072, max_position_embeddings 262144, mlp_hidden_act relu2, attention_bias false, "
+                                         "moe_shared_expert_intermediate_size 3712, n_groups 8, conv_kernel 4; " + SRC_NEMOH)),
+}
+
+# Names under which the 32 models appear elsewhere (Megatron-Bridge stems; measured-table names).
+MODEL_ALIASES = {
+    "Llama-3-8B": ["llama3_8b", "llama3-8b", "meta-llama/Meta-Llama-3-8B"],
+    "Llama-3-70B": ["llama3_70b", "LLAMA3_70B", "llama3-70b", "meta-llama/Meta-Llama-3-70B"],
+    "Llama-3.1-405B": ["llama31_405b", "LLAMA3.1_405B", "llama3.1-405b", "meta-llama/Meta-Llama-3.1-405B"],
+    "Qwen3-0.6B": ["qwen3_600m", "qwen3-0.6b"],
+    "Qwen3-1.7B": ["qwen3_1p7b", "qwen3-1.7b"],
+    "Qwen3-4B": ["qwen3_4b"], "Qwen3-8B": ["qwen3_8b"], "Qwen3-14B": ["qwen3_14b"], "Qwen3-32B": ["qwen3_32b"],
+    "Qwen3-30B-A3B": ["qwen3_30b_a3b", "Qwen3_30B_a3B", "qwen3-30b-a3b"],
+    "Qwen3-235B-A22B": ["qwen3_235b_a22b", "qwen3-235b-a22b"],
+    "Qwen3-Next-80B-A3B": ["qwen3_next_80b_a3b", "Qwen3_Next_80B", "Qwen3_Next_80B_a3B", "qwen3-next-80b-a3b"],
+    "Qwen3.5-397B-A17B": ["qwen35_vl_397b_a17b", "qwen3.5-397b-a17b"],
+    "Qwen3.5-122B-A10B": ["qwen35_vl_122b_a10b", "qwen3.5-122b-a10b"],
+    "Qwen3.5-35B-A3B": ["qwen35_vl_35b_a3b", "qwen35_vl_35b_a3b_long_context", "qwen35_text_35b_a3b", "qwen3.5-35b-a3b"],
+    "Qwen3.5-27B": ["qwen35_vl_27b", "qwen3.5-27b"],
+    "Qwen3.5-9B": ["qwen35_vl_9b", "qwen35_text_9b", "qwen3.5-9b"],
+    "Qwen3.5-4B": ["qwen35_vl_4b", "qwen3.5-4b"],
+    "Qwen3.5-0.8B": ["qwen35_vl_800m", "qwen3.5-0.8b"],
+    "DeepSeek-V3": ["deepseek_v3", "DeepSeekV3", "deepseek-v3"],
+    "Kimi-K2": ["kimi_k2", "kimi-k2", "Kimi-K2-Instruct"],
+    "GLM-4.5": ["glm45_355b", "glm-4.5-355b-a32b", "zai-org/GLM-4.5"],
+    "GLM-4.5-Air": ["glm45_air_106b", "glm-4.5-air-106b-a12b"],
+    "gpt-oss-120b": ["gpt_oss_120b", "GPT OSS 120B"],
+    "gpt-oss-20b": ["gpt_oss_20b", "GPT OSS 20B"],
+    "Mixtral-8x7B": ["mixtral_8x7b", "mixtral-8x7b-v0.1"],
+    "Gemma-3-4B": ["gemma3_vl_4b", "gemma-3-4b-pt", "gemma-3-4b"],
+    "Gemma-3-12B": ["gemma3_vl_12b", "gemma-3-12b-pt", "gemma-3-12b"],
+    "Gemma-3-27B": ["gemma3_vl_27b", "gemma-3-27b-pt", "gemma-3-27b"],
+    "Nemotron-H-8B": ["nemotronh_8b", "nemotron-h-8b-base-8k"],
+    "Nemotron-H-56B": ["nemotronh_56b", "Nemotron5-H_56B", "nemotron-h-56b-base-8k"],
+    "Nemotron-3-Nano-30B-A3B": ["nemotron_3_nano", "Nemotron_3_Nano", "nemotron-3-nano-30b-a3b", "NVIDIA-Nemotron-3-Nano-30B-A3B"],
+}
+
+ALIAS_NOTES = {
+    "Qwen3.5-35B-A3B": ("qwen35_text_35b_a3b is Megatron-Bridge's text-only build of this model "
+                        "(AutoBridge.from_hf_config(text_config)); qwen35_vl_35b_a3b_long_context is a recipe-variant stem"),
+    "Qwen3.5-9B": "qwen35_text_9b is Megatron-Bridge's text-only build of this model (AutoBridge.from_hf_config(text_config))",
+    "Nemotron-H-56B": "Nemotron5-H_56B is the performance-summary spelling of NemotronH 56B (recipe stem nemotronh_56b)",
+}
+
+# Models named by recipes or measured rows that are not among the 32: name -> (aliases, family, hf_id,
+# architecture_like, note). No architecture (the catalog does not have their shapes yet).
+STUB_MODELS = OrderedDict([
+    ("DeepSeek-V2", (["deepseek_v2"], "deepseek_v2", "deepseek-ai/DeepSeek-V2", None, "")),
+    ("DeepSeek-V2-Lite", (["deepseek_v2_lite"], "deepseek_v2", "deepseek-ai/DeepSeek-V2-Lite", None, "")),
+    ("DeepSeek-V4-Flash", (["deepseek_v4_flash", "deepseek_v4_flash_no_mtp", "deepseek-v4-flash", "DeepSeekV4 Flash"], None, None, None,
+                           "deepseek_v4_flash_no_mtp is a recipe stem for the same model with MTP disabled")),
+    ("DeepSeek-V4-Pro", (["deepseek_v4_pro", "deepseek-v4-pro", "DeepSeekV4 Pro"], None, None, None, "")),
+    ("EXAONE-4.0-1.2B", (["exaone4_1p2b"], "exaone4", None, None, "")),
+    ("EXAONE-4.5-33B", (["exaone45_vl_33b"], None, None, None, "vision-language")),
+    ("EXAONE-MoE-236B-A23B", (["exaone_moe_236b_a23b"], None, None, None, "")),
+    ("EXAONE-MoE-2.0-750B-A37B", (["exaone_moe_2_0_750b_a37"], None, None, None, "recipe stem spells a37 (A37B)")),
+    ("FLUX-12B", (["flux_12b"], None, None, None, "diffusion image model (FLUX.1, 12B)")),
+    ("Gemma-2-2B", (["gemma2_2b"], "gemma2", "google/gemma-2-2b", None, "")),
+    ("Gemma-2-9B", (["gemma2_9b"], "gemma2", "google/gemma-2-9b", None, "")),
+    ("Gemma-2-27B", (["gemma2_27b"], "gemma2", "google/gemma-2-27b", None, "")),
+    ("Gemma-3-1B", (["gemma3_1b"], "gemma3_text", "google/gemma-3-1b-pt", None,
+                    "text-only 1B (the recipe's provider: 26 layers, hidden 1152, 4 heads)")),
+    ("Gemma-4-E4B", (["gemma4_e4b"], None, None, None, "")),
+    ("Gemma-4-26B-A4B", (["gemma4_vl_26b", "gemma-4-26b-a4b-it"], None, None, None,
+                         "gemma-4-26b-a4b-it (verification card) is the instruction-tuned checkpoint of the same model; the card runs gemma4_vl_26b recipes")),
+    ("GLM-4.5V", (["glm_45v"], None, None, None, "vision-language model on the GLM-4.5-Air language model")),
+    ("GLM-5.1", (["glm51"], None, None, None, "")),
+    ("GLM-5.2", (["glm52", "glm5-2"], None, None, None, "")),
+    ("GPT-3-175B", (["gpt3_175b"], "gpt", None, None, "the recipe's provider: 96 layers, hidden 12288, seq 2048")),
+    ("Kimi-K2.5", (["kimi_k25_vl"], None, "moonshotai/Kimi-K2.5", None, "vision-language")),
+    ("Llama-2-7B", (["llama2_7b"], "llama", "meta-llama/Llama-2-7b-hf", None, "")),
+    ("Llama-3.1-8B", (["llama31_8b"], "llama", "meta-llama/Meta-Llama-3.1-8B", "Llama-3-8B",
+                      "same layer shapes as Llama-3-8B but a different model (128K context, RoPE scaling): not aliased")),
+    ("Llama-3.1-70B", (["llama31_70b"], "llama", "meta-llama/Meta-Llama-3.1-70B", "Llama-3-70B",
+                       "same layer shapes as Llama-3-70B but a different model (128K context, RoPE scaling): not aliased")),
+    ("Llama-3.2-1B", (["llama32_1b"], "llama", "meta-llama/Llama-3.2-1B", None, "")),
+    ("Llama-3.2-3B", (["llama32_3b"], "llama", "meta-llama/Llama-3.2-3B", None, "")),
+    ("MiniMax-M3", (["minimax_m3"], None, None, None, "")),
+    ("Ministral-3-3B", (["ministral3_3b"], None, None, None, "")),
+    ("Ministral-3-8B", (["ministral3_8b"], None, None, None, "")),
+    ("Ministral-3-14B", (["ministral3_14b"], None, None, None, "")),
+    ("Moonlight-16B-A3B", (["moonlight_16b", "moonlight-16b-a3b"], "deepseek_v3", None, None, "")),
+    ("Nemotron-3.5-Lightning", (["nemotron_3_5_lightning", "Nemotron_3_5_Lightning", "nemotron-3.5-lightning"], "nemotron_h", None, None, "")),
+    ("Nemotron-3-Nano-4B", (["nemotron_3_nano_4b", "nemotron-3-nano-4b"], "nemotron_h", None, None, "")),
+    ("Nemotron-3-Nano-Omni-30B-A3B-Reasoning", (["nemotron_omni_cord_v2", "nemotron_omni_cord_v2_long_context", "nemotron_omni_valor32k",
+                                                 "nemotron-3-nano-omni-30b-a3b-reasoning"], None, None, None,
+                                                "the nemotron_omni_* stems name the dataset of one model's recipes (recipes/nemotron_omni, base _nemotron_omni_base); the verification card runs nemotron_omni_cord_v2 recipes")),
+    ("Nemotron-3-Super-120B-A12B", (["nemotron_3_super", "Nemotron_3_Super", "nemotron-3-super-120b-a12b"], "nemotron_h", None, None,
+                                    "Megatron-Bridge Nemotron3SuperProvider: 88 layers, hidden 4096, 512 experts top-22, latent MoE 1024, MTP 2 (not entered: not cross-checked)")),
+    ("Nemotron-3-Ultra", (["nemotron_3_ultra", "Nemotron_3_Ultra"], "nemotron_h", None, None, "")),
+    ("Nemotron-H-4B", (["nemotronh_4b"], "nemotron_h", None, None, "")),
+    ("Nemotron-H-47B", (["nemotronh_47b"], "nemotron_h", None, None, "")),
+    ("Nemotron-Nano-9B-v2", (["nemotron_nano_9b_v2"], "nemotron_h", None, None, "")),
+    ("Nemotron-Nano-12B-v2", (["nemotron_nano_12b_v2"], "nemotron_h", None, None, "")),
+    ("Nemotron-Nano-12B-v2-VL", (["nemotron_nano_v2_vl_12b"], None, None, None, "")),
+    ("OLMoE-1B-7B", (["olmoe_7b"], "olmoe", None, None, "")),
+    ("Qwen2-0.5B", (["qwen2_500m"], "qwen2", "Qwen/Qwen2-0.5B", None, "")),
+    ("Qwen2-1.5B", (["qwen2_1p5b"], "qwen2", "Qwen/Qwen2-1.5B", None, "")),
+    ("Qwen2-7B", (["qwen2_7b"], "qwen2", "Qwen/Qwen2-7B", None, "")),
+    ("Qwen2-72B", (["qwen2_72b"], "qwen2", "Qwen/Qwen2-72B", None, "")),
+    ("Qwen2-Audio-7B", (["qwen2_audio_7b"], None, None, None, "")),
+    ("Qwen2.5-0.5B", (["qwen25_500m"], "qwen2", "Qwen/Qwen2.5-0.5B", None, "")),
+    ("Qwen2.5-1.5B", (["qwen25_1p5b"], "qwen2", "Qwen/Qwen2.5-1.5B", None, "")),
+    ("Qwen2.5-7B", (["qwen25_7b"], "qwen2", "Qwen/Qwen2.5-7B", None, "")),
+    ("Qwen2.5-14B", (["qwen25_14b"], "qwen2", "Qwen/Qwen2.5-14B", None, "")),
+    ("Qwen2.5-32B", (["qwen25_32b"], "qwen2", "Qwen/Qwen2.5-32B", None, "")),
+    ("Qwen2.5-72B", (["qwen25_72b"], "qwen2", "Qwen/Qwen2.5-72B", None, "")),
+    ("Qwen2.5-VL-3B", (["qwen25_vl_3b"], "qwen2_5_vl", None, None, "")),
+    ("Qwen2.5-VL-7B", (["qwen25_vl_7b"], "qwen2_5_vl", None, None, "")),
+    ("Qwen2.5-VL-32B", (["qwen25_vl_32b"], "qwen2_5_vl", None, None, "")),
+    ("Qwen2.5-VL-72B", (["qwen25_vl_72b"], "qwen2_5_vl", None, None, "")),
+    ("Qwen3-Omni-30B-A3B", (["qwen3_omni_30b_a3b"], None, None, None, "")),
+    ("Qwen3-VL-8B", (["qwen3_vl_8b"], "qwen3_vl", None, None, "")),
+    ("Qwen3-VL-30B-A3B", (["qwen3_vl_30b_a3b"], "qwen3_vl_moe", None, None, "")),
+    ("Qwen3-VL-235B-A22B", (["qwen3_vl_235b_a22b"], "qwen3_vl_moe", None, None, "")),
+    ("Qwen3.5-2B", (["qwen35_vl_2b"], "qwen3_5", None, None, "")),
+    ("Qwen3.6-35B-A3B", (["qwen3.6-35b-a3b"], "qwen3_5_moe", None, "Qwen3.5-35B-A3B",
+                         "a later release with the Qwen3.5-35B-A3B architecture (public config copy); its verification card runs qwen35_vl_35b_a3b recipes; not aliased (different weights)")),
+    ("Qwen3.8-27B", (["qwen3.8-27b"], "qwen3_5", None, "Qwen3.5-27B",
+                     "its verification card runs qwen35_vl_27b recipes; public test code checks the Qwen3.5-27B text/vision shape for it; not aliased (different model)")),
+    ("Step-3.5-Flash", (["step35_196b_a11b"], None, "stepfun-ai/Step-3.5-Flash", None, "")),
+    ("Step-3.7", (["step37"], None, None, None, "")),
+    ("vanilla-GPT", (["vanilla_gpt"], "gpt", None, None, "Megatron-LM/Bridge parity baseline GPT")),
+    ("Wan-1.3B", (["wan_1_3b", "wan_1_3b_text2image", "wan_1_3b_text2video"], None, None, None,
+                  "diffusion video model; text2image/text2video stems are tasks of the same model")),
+    ("Wan-14B", (["wan_14b"], None, None, None, "diffusion video model")),
+])
+
+
+# ==================================================================================================
+# Helpers
+# ==================================================================================================
+
+from decimal import Decimal
+
+OD = OrderedDict
+
+
+def fold(s):
+    """The catalog's name folding (src/recipebook/core/strings.cpp fold_name)."""
+    return "".join(c.lower() for c in s if c not in "-_. /")
+
+
+def slug(name):
+    return name.lower().replace(" ", "-").replace("/", "-")
+
+
+def read_csv(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def int_or_none(v):
+    v = (v or "").strip()
+    if v in ("", "None", "n/a") or v.startswith("<"):
+        return None
+    return int(v)
+
+
+def num(v):
+    """A CSV number as int when integral in the text, else float."""
+    v = v.strip()
+    if v in ("", "n/a"):
+        return None
+    return int(v) if re.match(r"^-?[0-9]+$", v) else float(v)
+
+
+def drop_none(d):
+    return OD((k, v) for k, v in d.items() if v is not None)
+
+
+def parse_count(text):
+    """'30.5B (computed ...)' -> 30500000000; '1T' -> 10**12; None when it has no leading count."""
+    m = re.match(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([BT])", text or "")
+    if not m:
+        return None
+    scale = Decimal(10) ** (9 if m.group(2) == "B" else 12)
+    return int(Decimal(m.group(1)) * scale)
+
+
+def fmt_num(x):
+    """1234.0 -> '1234', 537.625 -> '537.625'."""
+    d = Decimal(str(x)).normalize()
+    t = format(d, "f")
+    return t
+
+
+# ==================================================================================================
+# Hardware
+# ==================================================================================================
+
+def hardware_docs(gpus_rows):
+    docs = OD()
+    for row in gpus_rows:
+        name, display, aliases, per_node, precisions, node_note = GPU_TABLE[row["name"]]
+        peak = OD()
+        peak["bf16"] = "%s TFLOP/s" % row["bf16_dense_tflops"]
+        peak["fp8"] = ("%s TFLOP/s" % row["fp8_dense_tflops"]) if row["fp8_dense_tflops"].strip() else None
+        peak["fp4"] = ("%s TFLOP/s" % row["fp4_dense_tflops"]) if row["fp4_dense_tflops"].strip() else None
+        nvl_gbit = Decimal(row["nvlink_bw_gbps_per_gpu_unidirectional"])
+        so_gbit = Decimal(row["typical_scaleout_gbps_per_gpu"])
+        node = OD()
+        node["gpus"] = per_node
+        node["nvlink_domain"] = int(row["nvlink_domain_size"])
+        node["nvlink_bandwidth"] = with_comment("%s GB/s" % fmt_num(nvl_gbit / 8),
+                                                "%s Gbit/s per GPU, one direction (gpus.csv)" % row["nvlink_bw_gbps_per_gpu_unidirectional"])
+        node["scaleout_bandwidth"] = with_comment("%s GB/s" % fmt_num(so_gbit / 8),
+                                                  "%s Gbit/s per GPU (gpus.csv)" % row["typical_scaleout_gbps_per_gpu"])
+        node["note"] = node_note
+        price_text = row["typical_cloud_usd_per_gpu_hour(with instance name and date)"]
+        pm = re.match(r"^([0-9]+(?:\.[0-9]+)?) \(", price_text)
+        dm = re.search(r"(20[0-9]{2}-[0-9]{2}-[0-9]{2})", price_text)
+        price = OD()
+        price["usd_per_gpu_hour"] = float(pm.group(1)) if pm else None
+        price["date"] = dm.group(1) if dm else None
+        price["source"] = price_text
+        eff = OD()
+        for p in ["bf16"] + precisions:
+            eff[p] = OD(DEFAULT_EFFICIENCY)
+        d = OD()
+        d["name"] = name
+        d["display"] = display
+        d["aliases"] = aliases
+        d["source"] = "gpus.csv row %r: %s" % (row["name"], row["source"])
+        d["memory"] = with_comment("%s GB" % row["memory_gb"], "memory_gb as marketed (gpus.csv)")
+        d["hbm_bandwidth"] = "%s TB/s" % row["hbm_bw_tbps"]
+        d["peak"] = peak
+        d["node"] = node
+        d["tdp_w"] = int(row["tdp_w"]) if row["tdp_w"].strip() else None
+        d["price"] = price
+        d["efficiency"] = eff  # neutral starting values; fitted later by `recipebook calibrate --fit`
+        docs[name] = d
+    for name, (display, aliases, source) in GPU_STUBS.items():
+        docs[name] = OD([("name", name), ("display", display), ("aliases", aliases), ("source", source)])
+    return docs
+
+
+# ==================================================================================================
+# Models
+# ==================================================================================================
+
+def model_docs(models_rows):
+    docs = OD()
+    for row in models_rows:
+        name = row["name"]
+        x = ARCH_EXTRA.get(name, {})
+        experts = int(row["experts"] or 0)
+        is_mla = bool(x.get("mla"))
+        arch = OD()
+        arch["hidden"] = int(row["hidden"])
+        arch["vocab"] = int(re.sub(r"[^0-9]", "", row["vocab"]))
+        arch["ffn"] = int(row["ffn"])
+        arch["tied_embeddings"] = row["tied_embeddings"].strip().lower() == "true"
+        arch["norm"] = "rms"
+        arch["activation"] = x.get("activation", "swiglu")
+        arch["mlp_bias"] = False
+        arch["learned_position_embedding"] = False
+        if row["max_position"].strip():
+            arch["max_position"] = int(row["max_position"])
+        if is_mla:
+            qk = int(row["mla_qk_nope_dim"]) + int(row["mla_qk_rope_dim"])
+            arch["attention"] = _attn(int(row["heads"]), int(row["kv_heads"]), qk, int(row["mla_v_dim"]))
+            arch["mla"] = OD([("q_lora_rank", int(row["mla_q_lora_rank"])), ("kv_lora_rank", int(row["mla_kv_lora_rank"])),
+                              ("qk_nope_dim", int(row["mla_qk_nope_dim"])), ("qk_rope_dim", int(row["mla_qk_rope_dim"])),
+                              ("v_dim", int(row["mla_v_dim"]))])
+        else:
+            arch["attention"] = _attn(int(row["heads"]), int(row["kv_heads"]), int(row["head_dim"]),
+                                      output_gate=x.get("output_gate"), qkv_bias=x.get("qkv_bias"),
+                                      out_bias=x.get("out_bias"), qk_norm=x.get("qk_norm"), sinks=x.get("sinks"))
+        if "gdn" in x:
+            kh, vh, kd, vd, ck = x["gdn"]
+            arch["gdn"] = OD([("key_heads", kh), ("value_heads", vh), ("key_dim", kd), ("value_dim", vd), ("conv_kernel", ck)])
+        if "mamba" in x:
+            h, hd, st, g, ck = x["mamba"]
+            arch["mamba"] = OD([("heads", h), ("head_dim", hd), ("state", st), ("groups", g), ("conv_kernel", ck)])
+        if experts:
+            arch["moe"] = _moe(experts, int(row["top_k"]), int(row["moe_ffn"]), int(row["shared_experts"] or 0),
+                               int(row["shared_expert_ffn"] or 0), bool(x.get("shared_gate")),
+                               bool(x.get("expert_bias")), bool(x.get("router_bias")))
+        layers = OD()
+        layers["count"] = int(row["layers"])
+        if "hybrid" in x:
+            layers["hybrid_pattern"] = x["hybrid"]
+        else:
+            layers["mixer_pattern"] = x.get("pattern", ["mla"] if is_mla else ["attention"])
+            layers["window_pattern"] = x.get("window", [0])
+            if experts:
+                layers["first_dense"] = int(row["first_dense_layers"] or 0)
+        arch["layers"] = layers
+        if x.get("mtp"):
+            arch["mtp_layers"] = x["mtp"]
+        if "vision" in x:
+            arch["vision"] = x["vision"]
+        published = OD()
+        published["total_params"] = parse_count(row["total_params_published"])
+        published["active_params"] = parse_count(row["active_params_published"])
+        published["note"] = "models.csv: total %r; active %r" % (row["total_params_published"], row["active_params_published"])
+        src = row["source"]
+        if x.get("src"):
+            src += "; " + x["src"]
+        if x.get("unverified"):
+            src += "; UNVERIFIED: " + x["unverified"]
+        notes = []
+        if row["linear_attn_layers_pattern"].strip():
+            notes.append("layer pattern: " + row["linear_attn_layers_pattern"].strip())
+        if row["linear_attn_params(notes)"].strip():
+            notes.append("notes: " + row["linear_attn_params(notes)"].strip())
+        notes.append("arch_family: " + row["arch_family"].strip())
+        if x.get("note_ffn"):
+            notes.append(x["note_ffn"])
+        if name in ALIAS_NOTES:
+            notes.append("aliases: " + ALIAS_NOTES[name])
+        d = OD()
+        d["name"] = name
+        d["hf_id"] = row["hf_id"]
+        d["family"] = row["arch_family"].split(" ")[0]
+        d["aliases"] = MODEL_ALIASES.get(name, [])
+        d["source"] = src
+        d["notes"] = "; ".join(notes)
+        d["architecture"] = arch
+        d["published"] = drop_none(published)
+        docs[name] = d
+    for name, (aliases, family, hf_id, like, note) in STUB_MODELS.items():
+        d = OD()
+        d["name"] = name
+        if hf_id:
+            d["hf_id"] = hf_id
+        if family:
+            d["family"] = family
+        d["aliases"] = aliases
+        d["source"] = None  # filled from the recipes and measured rows that name it
+        if like:
+            d["architecture_like"] = like
+        if note:
+            d["notes"] = note
+        docs[name] = d
+    return docs
+
+
+class Resolver:
+    """Catalog-name lookup by name, alias or HF id, folded as the C++ catalog folds them."""
+
+    def __init__(self, docs):
+        self.by_fold = {}
+        self.collisions = []
+        for name, d in docs.items():
+            keys = [name] + list(d.get("aliases", [])) + ([d["hf_id"]] if d.get("hf_id") else [])
+            for k in keys:
+                f = fold(k)
+                other = self.by_fold.get(f)
+                if other is not None and other != name:
+                    self.collisions.append((k, other, name))
+                self.by_fold[f] = name
+
+    def __call__(self, ref):
+        return self.by_fold.get(fold(ref))
+
+
+# ==================================================================================================
+# Recipes
+# ==================================================================================================
+
+PRECISION = {"bf16": "bf16", "fp8cs": "fp8_cs", "fp8ds": "fp8_ds", "fp8sc": "fp8_blockwise", "fp8mx": "mxfp8", "nvfp4": "nvfp4"}
+
+
+def parse_other(text):
+    out = OD()
+    for part in text.split("; "):
+        part = part.strip()
+        if not part:
+            continue
+        k, _, v = part.partition("=")
+        out[k.strip()] = v.strip()
+    return out
+
+
+def parse_kv_list(text):
+    """'impl=none;scope=[a,b];modules=[]' -> {'impl': 'none', 'scope': ['a','b'], 'modules': []}."""
+    out = OD()
+    for part in [p for p in text.split(";") if p.strip()]:
+        k, _, v = part.partition("=")
+        v = v.strip()
+        if v.startswith("[") and v.endswith("]"):
+            v = [s.strip() for s in v[1:-1].split(",") if s.strip()]
+        out[k.strip()] = v
+    return out
+
+
+def parse_seq(v):
+    if v is None:
+        return None
+    m = re.match(r"^<\s*([0-9]+)\s*\*\s*([0-9]+)\s*>$", v)
+    if m:
+        return int(m.group(1)) * int(m.group(2))
+    return int_or_none(v)
+
+
+def truthy(v):
+    return v == "True"
+
+
+def recipe_record(row, model_name, hw_docs):
+    other = parse_other(row["other"])
+    entry = other["recipe"]
+    kind = "library" if row["source"].startswith("library_recipes") else "performance"
+    prec_raw = row["precision"].strip()
+    m = re.match(r"^([a-z0-9]+)(?: \[([^\]]+)\])?$", prec_raw)
+    precision, variant = PRECISION[m.group(1)], m.group(2)
+
+    gpu = OD([("type", row["gpu"]), ("count", int(row["num_gpus"]))])
+    hw = hw_docs.get(row["gpu"])
+    if hw and "node" in hw:
+        gpu["per_node"] = min(int(row["num_gpus"]), hw["node"]["gpus"])
+
+    workload = OD()
+    workload["row_tokens"] = parse_seq(other.get("seq"))
+    workload["global_batch"] = int_or_none(row["gbs"])
+    workload["precision"] = precision
+    workload = drop_none(workload)
+
+    layout = OD()
+    for key, col in (("tp", "tp"), ("pp", "pp"), ("vpp", "vp"), ("cp", "cp"), ("ep", "ep"), ("etp", "etp")):
+        layout[key] = int_or_none(row[col])
+    if truthy(other.get("sp")):
+        layout["sequence_parallel"] = True
+    layout["rows_per_microbatch"] = int_or_none(row["mbs"])
+    features = OD()
+    rc = parse_kv_list(row["recompute"])
+    if rc:
+        rec = OD()
+        if "granularity" in rc:
+            rec["granularity"] = rc["granularity"]
+        if "method" in rc:
+            rec["method"] = rc["method"]
+        if "num_layers" in rc:
+            rec["num_layers"] = int(rc["num_layers"])
+        if rec:
+            layout["recompute"] = rec
+    if other.get("dispatcher"):
+        layout["dispatcher"] = other["dispatcher"]
+    layout = drop_none(layout)
+
+    cg = parse_kv_list(row["cuda_graph"])
+    if cg:
+        features["cuda_graph"] = OD((k, cg[k]) for k in ("impl", "scope", "modules") if k in cg)
+    if "modules" in rc:
+        features["recompute_modules"] = rc["modules"]
+    if other.get("flex_backend"):
+        features["flex_backend"] = other["flex_backend"]
+    if truthy(other.get("force_balance")):
+        features["force_balance"] = True
+    if truthy(other.get("fsdp")):
+        features["fsdp"] = True
+    if other.get("fsdp_strategy"):
+        features["fsdp_strategy"] = other["fsdp_strategy"]
+    if other.get("cpu_offload_layers"):
+        features["cpu_offload_layers"] = int(other["cpu_offload_layers"])
+    if truthy(other.get("fg_offload")):
+        features["fine_grained_offload"] = True
+    if other.get("offload_modules"):
+        features["offload_modules"] = parse_kv_list("x=" + other["offload_modules"])["x"]
+    coc = other.get("comm_overlap_cfg", "")
+    if truthy(other.get("ep_a2a_overlap")) or "overlap_moe_expert_parallel_comm=True" in coc:
+        features["ep_a2a_overlap"] = True
+    if truthy(other.get("tp_comm_overlap")) or "tp_comm_overlap=True" in coc:
+        features["tp_comm_overlap"] = True
+    if coc:
+        features["comm_overlap_config"] = coc
+    if truthy(other.get("precision_aware_opt")):
+        features["precision_aware_optimizer"] = True
+    if truthy(other.get("fp8_param_gather")):
+        features["fp8_param_gather"] = True
+    if other.get("mtp_layers"):
+        features["mtp_layers"] = int(other["mtp_layers"])
+    pl = other.get("pp_layout")
+    if pl and not pl.startswith("<"):
+        features["pipeline_layout"] = pl
+    elif other.get("first_stage_layers") or other.get("last_stage_layers"):
+        features["pipeline_layout"] = drop_none(OD([
+            ("first_stage_layers", int_or_none(other.get("first_stage_layers"))),
+            ("last_stage_layers", int_or_none(other.get("last_stage_layers")))]))
+
+    d = OD()
+    d["name"] = entry
+    d["kind"] = kind
+    d["mode"] = row["task"]
+    d["framework"] = "megatron-bridge"
+    d["entry_point"] = entry
+    if variant:
+        d["variant"] = variant
+    d["source"] = row["source"]
+    d["model"] = model_name
+    d["gpu"] = gpu
+    d["workload"] = workload
+    d["layout"] = layout
+    d["features"] = features
+    if other.get("base"):
+        d["base_recipe"] = other["base"]
+    if other.get("derived_from"):
+        d["derived_from"] = other["derived_from"].split("|")
+    if other.get("inherited_from_base"):
+        d["inherited_from_base"] = other["inherited_from_base"].split("|")
+    if other.get("helpers"):
+        d["helpers"] = other["helpers"].split("|")
+    if other.get("model_src"):
+        d["model_source"] = other["model_src"]
+    d["raw"] = OD([("precision", row["precision"]), ("cuda_graph", row["cuda_graph"]), ("recompute", row["recompute"]),
+                   ("other", row["other"])])
+    return d
+
+
+# --- measured rows ----------------------------------------------------------------------------------
+
+def measured_precision(p):
+    p = p.strip()
+    if p.startswith("BF16"):
+        return "bf16"
+    if p.startswith("NVFP4"):
+        return "nvfp4"
+    if p.startswith("MXFP8") or p.startswith("FP8-MX"):
+        return "mxfp8"
+    if p.startswith("FP8-blockwise"):
+        return "fp8_blockwise"
+    if p.startswith("FP8"):
+        return "fp8_cs"
+    raise ValueError("unknown precision %r" % p)
+
+
+MEASURED_LAYOUT = ("tp", "pp", "cp", "vp", "ep", "etp", "fsdp")
+
+
+def measurement_entry(row, gpu_name):
+    layout = OD()
+    na = []
+    for k in MEASURED_LAYOUT:
+        v = row[k].strip()
+        if v == "n/a":
+            na.append(k)
+        layout[k] = int_or_none(v)
+    m = OD()
+    m["release"] = row["release"]
+    m["source"] = row["source_file"]
+    notes = row["notes"].strip()
+    m["current"] = not (notes.startswith("SUPERSEDED") or notes.startswith("DRAFT"))
+    m["model"] = row["model"]
+    m["task"] = row["task"]
+    m["gpus"] = int(row["num_gpus"])
+    m["gpu"] = gpu_name
+    m["gpu_published"] = row["gpu"]
+    m["precision"] = row["precision"]
+    m["gbs"] = int_or_none(row["gbs"])
+    m["mbs"] = int_or_none(row["mbs"])
+    m["seq"] = int_or_none(row["seq_len"])
+    m["layout"] = layout
+    if na:
+        m["not_applicable"] = na
+    m["tokens_per_s_per_gpu"] = num(row["tokens_per_s_per_gpu"])
+    m["model_tflops_per_gpu"] = num(row["tflops_per_gpu"])
+    if notes:
+        m["notes"] = notes
+    return m
+
+
+def layout_score(rec, row):
+    """Agreement between a recipe record and a measured row's published layout and batch."""
+    lay, wl = rec["layout"], rec["workload"]
+    pairs = [(lay.get("tp"), row["tp"]), (lay.get("pp"), row["pp"]), (lay.get("cp"), row["cp"]),
+             (lay.get("ep"), row["ep"]), (lay.get("vpp"), row["vp"]), (lay.get("rows_per_microbatch"), row["mbs"]),
+             (wl.get("global_batch"), row["gbs"]), (wl.get("row_tokens"), row["seq_len"])]
+    score = 0
+    for a, b in pairs:
+        b = int_or_none(b)
+        if a is None or b is None:
+            continue
+        score += 1 if a == b else -1
+    return score
+
+
+def attach_measured(meas_rows, records, resolve_model, models):
+    """Attach each measured row to the recipe it measured; return the records made for the rest."""
+    by_entry = defaultdict(list)
+    by_key = defaultdict(list)
+    for r in records:
+        by_entry[r["entry_point"]].append(r)
+        by_key[(r["model"], r["gpu"]["type"], r["gpu"]["count"], r["mode"], r["workload"]["precision"])].append(r)
+    made = []
+    names = set(r["name"] for r in records)
+    stats = defaultdict(int)
+    for row in meas_rows:
+        model = resolve_model(row["model"])
+        if model is None:
+            raise SystemExit("measured row names an unknown model: %r" % row["model"])
+        gpu = MEASURED_GPU[row["gpu"]]
+        mode = "peft" if row["task"] == "lora" else row["task"]
+        prec = measured_precision(row["precision"])
+        named = re.search(r"recipe=([A-Za-z0-9_]+)", row["notes"])
+        target = None
+        if named:
+            cands = by_entry.get(named.group(1), [])
+            if cands:
+                perf_card = "item=pretrain_performance" in row["notes"]
+                cands = sorted(cands, key=lambda r: (-layout_score(r, row),
+                                                     0 if (r["kind"] == "performance") == perf_card else 1, r["name"]))
+                target = cands[0]
+                stats["attached by the recipe named in the notes"] += 1
+        else:
+            cands = by_key.get((model, gpu, int(row["num_gpus"]), mode, prec), [])
+            perf = [r for r in cands if r["kind"] == "performance"]
+            cands = perf or cands
+            if cands:
+                cands = sorted(cands, key=lambda r: (-layout_score(r, row), 1 if r.get("variant") else 0, r["name"]))
+                target = cands[0]
+                stats["attached by model/GPU/count/task/precision%s" % (" + layout" if len(cands) > 1 else "")] += 1
+        entry = measurement_entry(row, gpu)
+        if target is not None:
+            target.setdefault("measurements", []).append(entry)
+            continue
+        stats["made a measured record"] += 1
+        rel = re.sub(r"[^a-z0-9]+", "-", row["release"].lower()).strip("-")
+        base = "measured-%s-%s-%sx%s-%s-%s" % (slug(model), mode, row["num_gpus"], gpu, prec, rel)
+        name, k = base, 2
+        while name in names:
+            name, k = "%s-%d" % (base, k), k + 1
+        names.add(name)
+        d = OD()
+        d["name"] = name
+        d["kind"] = "measured"
+        d["mode"] = mode
+        d["framework"] = "megatron-bridge"
+        if named:
+            d["entry_point"] = named.group(1)
+        d["source"] = row["source_file"]
+        d["model"] = model
+        hw_per_node = {"h100": 8, "b200": 8, "b300": 8, "gb200": 4, "gb300": 4}[gpu]
+        d["gpu"] = OD([("type", gpu), ("count", int(row["num_gpus"])), ("per_node", min(int(row["num_gpus"]), hw_per_node))])
+        d["workload"] = drop_none(OD([("row_tokens", int_or_none(row["seq_len"])), ("global_batch", int_or_none(row["gbs"])),
+                                      ("precision", prec)]))
+        lay = OD()
+        for key, col in (("tp", "tp"), ("pp", "pp"), ("vpp", "vp"), ("cp", "cp"), ("ep", "ep"), ("etp", "etp")):
+            lay[key] = int_or_none(row[col])
+        lay["rows_per_microbatch"] = int_or_none(row["mbs"])
+        d["layout"] = drop_none(lay)
+        fs = int_or_none(row["fsdp"])
+        if fs:
+            d["features"] = OD([("fsdp", True)])
+        if named:
+            d["notes"] = ("The verification card names recipe %s, which is not among the Megatron-Bridge recipes "
+                          "in megatron_bridge_recipes.csv." % named.group(1))
+        d["measurements"] = [entry]
+        made.append(d)
+    return made, stats
+
+
+# ==================================================================================================
+# Parameter counts (a check that the architecture fields are right)
+# ==================================================================================================
+
+def layer_kinds(arch):
+    """(mixer, ffn) per layer: mixer in attention|mla|gdn|mamba2|none, ffn in dense|moe|none."""
+    lay = arch["layers"]
+    n = lay["count"]
+    if lay.get("hybrid_pattern"):
+        m = {"M": ("mamba2", "none"), "*": ("attention", "none"), "-": ("none", "dense"), "E": ("none", "moe")}
+        return [m[c] for c in lay["hybrid_pattern"]]
+    pat = lay.get("mixer_pattern", ["attention"])
+    first_dense = lay.get("first_dense", 0)
+    moe = "moe" in arch
+    return [(pat[i % len(pat)], "moe" if moe and i >= first_dense else "dense") for i in range(n)]
+
+
+def param_counts(arch):
+    """(total, active) parameters of the language model (no vision tower, no MTP layers).
+    active = every weight matrix used per token (routed top-k experts only) plus the LM head, without
+    the input embedding and without 1-D parameters (norms, biases, gates' vectors): seed 002's count."""
+    h, v = arch["hidden"], arch["vocab"]
+    a = arch["attention"]
+    gated = arch["activation"] in ("swiglu", "geglu")
+    tot = v * h + (0 if arch["tied_embeddings"] else v * h) + h  # embeddings, LM head, final norm
+    act = v * h  # LM head (tied: the same matrix is used as the head)
+    for mixer, ffn in layer_kinds(arch):
+        t = a_ = 0
+        if mixer == "attention":
+            qo = a["heads"] * a["head_dim"] * (2 if a["output_gate"] else 1)
+            w = h * qo + h * a["kv_heads"] * a["head_dim"] + h * a["kv_heads"] * a["v_head_dim"] + a["heads"] * a["v_head_dim"] * h
+            b = (qo + a["kv_heads"] * (a["head_dim"] + a["v_head_dim"]) if a["qkv_bias"] else 0) + (h if a["out_bias"] else 0)
+            b += (2 * a["head_dim"] if a["qk_norm"] else 0) + (a["heads"] if a["sinks"] else 0) + h
+            t, a_ = w + b, w
+        elif mixer == "mla":
+            m = arch["mla"]
+            qk = m["qk_nope_dim"] + m["qk_rope_dim"]
+            w = (h * m["q_lora_rank"] + m["q_lora_rank"] * a["heads"] * qk) if m["q_lora_rank"] else h * a["heads"] * qk
+            w += h * (m["kv_lora_rank"] + m["qk_rope_dim"]) + m["kv_lora_rank"] * a["heads"] * (m["qk_nope_dim"] + m["v_dim"])
+            w += a["heads"] * m["v_dim"] * h
+            t, a_ = w + (m["q_lora_rank"] + m["kv_lora_rank"] + h), w
+        elif mixer == "gdn":
+            g = arch["gdn"]
+            qk, vv = g["key_heads"] * g["key_dim"], g["value_heads"] * g["value_dim"]
+            w = h * (2 * qk + 2 * vv) + h * 2 * g["value_heads"] + (2 * qk + vv) * g["conv_kernel"] + vv * h
+            t, a_ = w + 2 * g["value_heads"] + g["value_dim"] + h, w
+        elif mixer == "mamba2":
+            mb = arch["mamba"]
+            di, gs = mb["heads"] * mb["head_dim"], mb["groups"] * mb["state"]
+            w = h * (2 * di + 2 * gs + mb["heads"]) + (di + 2 * gs) * mb["conv_kernel"] + di * h
+            t, a_ = w + (di + 2 * gs) + 3 * mb["heads"] + di + h, w
+        tot, act = tot + t, act + a_
+        if ffn == "dense":
+            w = (3 if gated else 2) * h * arch["ffn"]
+            tot, act = tot + w + h, act + w
+        elif ffn == "moe":
+            mo = arch["moe"]
+            per = (3 if gated else 2) * h * mo["ffn"]
+            router = h * mo["experts"]
+            shared = (3 if gated else 2) * h * mo["shared_ffn"] + (h if mo["shared_gate"] else 0)
+            eb = mo["experts"] * ((2 if gated else 1) * mo["ffn"] + h) if mo["expert_bias"] else 0
+            rb = mo["experts"] if mo["router_bias"] else 0
+            tot += router + rb + mo["experts"] * per + eb + shared + h
+            act += router + mo["top_k"] * per + shared
+    return tot, act
+
+
+# ==================================================================================================
+# Writing
+# ==================================================================================================
+
+def rel(root, path):
+    return os.path.relpath(path, root).replace(os.sep, "/")
+
+
+def is_generated(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return GENERATED_MARK in f.readline() + f.readline()
+    except OSError:
+        return False
+
+
+def write_all(root, files):
+    """Write {relative path: text}; remove stale generated files; never touch hand-written ones."""
+    written = 0
+    for relpath, text in sorted(files.items()):
+        if relpath in PROTECTED:
+            raise SystemExit("refusing to generate protected file %s" % relpath)
+        path = os.path.join(root, relpath)
+        if os.path.exists(path) and not is_generated(path):
+            raise SystemExit("refusing to overwrite hand-written file %s" % relpath)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        old = None
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                old = f.read()
+        if old != text:
+            with open(path, "w", encoding="utf-8", newline="\n") as f:
+                f.write(text)
+            written += 1
+    removed = 0
+    for sub in ("models", "hardware", "recipes"):
+        for dirpath, _, filenames in os.walk(os.path.join(root, "catalog", sub)):
+            for fn in filenames:
+                p = os.path.join(dirpath, fn)
+                r = rel(root, p)
+                if r not in files and r not in PROTECTED and is_generated(p):
+                    os.remove(p)
+                    removed += 1
+    for dirpath, dirnames, filenames in sorted(os.walk(os.path.join(root, "catalog", "recipes")), reverse=True):
+        if not dirnames and not filenames and dirpath != os.path.join(root, "catalog", "recipes"):
+            os.rmdir(dirpath)
+    return written, removed
+
+
+def header(kind):
+    return [GENERATED_MARK, kind]
+
+
+def generate(root, data_dir):
+    models_rows = read_csv(os.path.join(data_dir, "models.csv"))
+    gpus_rows = read_csv(os.path.join(data_dir, "gpus.csv"))
+    recipe_rows = read_csv(os.path.join(data_dir, "megatron_bridge_recipes.csv"))
+    meas_rows = read_csv(os.path.join(data_dir, "measured_megatron_bridge.csv"))
+
+    hw = hardware_docs(gpus_rows)
+    models = model_docs(models_rows)
+    resolve_model = Resolver(models)
+    if resolve_model.collisions:
+        raise SystemExit("model names collide when folded: %s" % resolve_model.collisions)
+
+    # Which recipes / measured rows name each model (for the stubs' `source`).
+    named_by = defaultdict(set)
+    records = []
+    for row in recipe_rows:
+        m = resolve_model(row["model"])
+        if m is None:
+            raise SystemExit("recipe model stem %r resolves to no catalog model: add it to MODEL_ALIASES or STUB_MODELS" % row["model"])
+        named_by[m].add("recipe stem %s (%s)" % (row["model"], row["source"].split(":", 1)[1]))
+        records.append(recipe_record(row, m, hw))
+    for row in meas_rows:
+        m = resolve_model(row["model"])
+        if m is None:
+            raise SystemExit("measured model %r resolves to no catalog model" % row["model"])
+        named_by[m].add("measured_megatron_bridge.csv model %r (%s)" % (row["model"], row["source_file"]))
+    for name, d in models.items():
+        if d.get("source") is None:
+            refs = sorted(named_by.get(name, []))
+            d["source"] = ("Named by %s. Its architecture is not in the catalog yet (a stub: name and aliases only)."
+                           % ("; ".join(refs) if refs else "no recipe"))
+
+    # Unique names: a recipe function that appears twice keeps its name for the first (performance)
+    # record; the other gets "-<kind>" (and "-<variant>" if that is still ambiguous).
+    seen = defaultdict(list)
+    for r in records:
+        seen[r["entry_point"]].append(r)
+    collisions = []
+    for entry, rs in sorted(seen.items()):
+        if len(rs) < 2:
+            continue
+        rs_sorted = sorted(rs, key=lambda r: (0 if r["kind"] == "performance" else 1, r["source"]))
+        for r in rs_sorted[1:]:
+            r["name"] = "%s-%s" % (entry, r["kind"])
+            note = ("Name collision: Megatron-Bridge has two recipes named %s (%s); this record is the %s one, renamed "
+                    "%s in the catalog; bare lookup of %s resolves to the %s record from %s."
+                    % (entry, " and ".join(sorted(x["source"] for x in rs)), r["kind"], r["name"], entry,
+                       rs_sorted[0]["kind"], rs_sorted[0]["source"]))
+            r["notes"] = note
+            rs_sorted[0]["notes"] = ("Name collision: %s is also the name of a %s recipe (%s), catalogued as %s."
+                                     % (entry, r["kind"], r["source"], r["name"]))
+            collisions.append((entry, rs_sorted[0]["source"], r["name"], r["source"]))
+    names = [r["name"] for r in records]
+    assert len(names) == len(set(names)), "recipe names are not unique"
+
+    # Seed 000: the perf recipe whose name the library recipe avoids.
+    for r in records:
+        if r["name"] == "qwen35_vl_35b_a3b_pretrain_8gpu_gb300_fp8mx_config":
+            r["notes"] = ("Name collision (seed 000): Megatron-Bridge's library recipe with the same purpose is named "
+                          "qwen35_vl_35b_a3b_pretrain_8gpu_gb300_fp8mx_library_config because this name is already this "
+                          "perf recipe (a mock-data benchmark with EP 8 and global batch 512), and bare recipe lookup keeps "
+                          "resolving this name to it.")
+
+    made, stats = attach_measured(meas_rows, records, resolve_model, models)
+    records += made
+
+    files = {}
+    for name, d in hw.items():
+        files["catalog/hardware/%s.yaml" % name] = dump(d, header("Hardware entry (format: docs/catalog-format.md; schema: catalog/schema/hardware.schema.yaml)."))
+    for name, d in models.items():
+        files["catalog/models/%s.yaml" % slug(name)] = dump(d, header("Model entry (format: docs/catalog-format.md; schema: catalog/schema/model.schema.yaml)."))
+    for r in records:
+        path = "catalog/recipes/%s/%s/%s.yaml" % (slug(r["model"]), r["gpu"]["type"], r["name"])
+        assert path not in files, path
+        files[path] = dump(r, header("Recipe record (format: docs/catalog-format.md; schema: catalog/schema/recipe.schema.yaml)."))
+    written, removed = write_all(root, files)
+    attached = sum(len(r.get("measurements", [])) for r in records if r["kind"] != "measured")
+    print("generated: %d hardware, %d models (%d with architecture), %d recipe records (%d from megatron_bridge_recipes.csv, %d measured)"
+          % (len(hw), len(models), sum(1 for d in models.values() if "architecture" in d), len(records),
+             len(records) - len(made), len(made)))
+    print("files: %d written or changed, %d stale removed" % (written, removed))
+    print("measured rows: %d attached to recipe records, %d made measured records" % (attached, len(made)))
+    for k in sorted(stats):
+        print("  %-60s %d" % (k, stats[k]))
+    print("name collisions (%d):" % len(collisions))
+    for entry, src1, name2, src2 in collisions:
+        print("  %s (%s) / %s (%s)" % (entry, src1, name2, src2))
+
+
+# ==================================================================================================
+# Check
+# ==================================================================================================
+
+def load_dir(root, sub):
+    out = []
+    base = os.path.join(root, "catalog", sub)
+    for dirpath, _, filenames in os.walk(base):
+        for fn in sorted(filenames):
+            if fn.endswith(".yaml"):
+                p = os.path.join(dirpath, fn)
+                with open(p, encoding="utf-8") as f:
+                    text = f.read()
+                out.append((rel(root, p), text))
+    return sorted(out)
+
+
+def check(root, verbose=False):
+    errors = []
+    schemas = {}
+    for kind in ("model", "hardware", "recipe"):
+        p = os.path.join(root, "catalog", "schema", "%s.schema.yaml" % kind)
+        if not os.path.exists(p):
+            errors.append("missing schema %s" % rel(root, p))
+            continue
+        with open(p, encoding="utf-8") as f:
+            try:
+                schemas[kind] = load(f.read())
+            except YamlError as e:
+                errors.append("%s: %s" % (rel(root, p), e))
+                continue
+        for problem in lint_schema(schemas[kind]):
+            errors.append("%s: %s" % (rel(root, p), problem))
+    docs = {}
+    for kind, sub in (("model", "models"), ("hardware", "hardware"), ("recipe", "recipes")):
+        docs[kind] = []
+        for path, text in load_dir(root, sub):
+            try:
+                d = load(text)
+            except YamlError as e:
+                errors.append("%s: %s" % (path, e))
+                continue
+            if not isinstance(d, dict):
+                errors.append("%s: not a mapping" % path)
+                continue
+            if kind in schemas:
+                for e in validate(d, schemas[kind], schemas[kind]):
+                    errors.append("%s: %s" % (path, e))
+            docs[kind].append((path, d))
+
+    # Names and references
+    model_res = Resolver(OD((d["name"], d) for _, d in docs["model"]))
+    hw_res = Resolver(OD((d["name"], d) for _, d in docs["hardware"]))
+    for what, res in (("model", model_res), ("hardware", hw_res)):
+        for k, a, b in res.collisions:
+            errors.append("%s name/alias %r folds to both %s and %s" % (what, k, a, b))
+    for kind, sub in (("model", "models"), ("hardware", "hardware")):
+        names = [d["name"] for _, d in docs[kind]]
+        for n in set(x for x in names if names.count(x) > 1):
+            errors.append("%s name %s is not unique" % (kind, n))
+        for path, d in docs[kind]:
+            expect = "catalog/%s/%s.yaml" % (sub, slug(d["name"]) if kind == "model" else d["name"])
+            if path != expect:
+                errors.append("%s: expected at %s" % (path, expect))
+    recipe_names = {}
+    for path, d in docs["recipe"]:
+        name = d.get("name") or os.path.basename(path)[:-5]
+        if name in recipe_names:
+            errors.append("%s: recipe name %s also in %s" % (path, name, recipe_names[name]))
+        recipe_names[name] = path
+    by_model = defaultdict(int)
+    by_kind = defaultdict(int)
+    n_meas = defaultdict(int)
+    for path, d in docs["recipe"]:
+        name = d.get("name") or os.path.basename(path)[:-5]
+        m = model_res(str(d.get("model", "")))
+        g = hw_res(str(d.get("gpu", {}).get("type", "")))
+        if m is None:
+            errors.append("%s: model %r names no catalog model" % (path, d.get("model")))
+        if g is None:
+            errors.append("%s: gpu.type %r names no catalog hardware" % (path, d.get("gpu", {}).get("type")))
+        if d.get("extends") and d["extends"] not in recipe_names:
+            errors.append("%s: extends %r names no catalog recipe" % (path, d["extends"]))
+        if m and g:
+            expect = "catalog/recipes/%s/%s/%s.yaml" % (slug(m), g, name)
+            if path != expect:
+                errors.append("%s: expected at %s" % (path, expect))
+        kind = d.get("kind") or d.get("status") or "?"
+        by_kind[kind] += 1
+        by_model[m] += 1
+        for x in d.get("measurements", []):
+            n_meas["current" if x.get("current") else "superseded/draft"] += 1
+
+    # Architectures: hybrid pattern length, parameter counts, seed 002's active count
+    counts = {}
+    for path, d in docs["model"]:
+        a = d.get("architecture")
+        if not a:
+            continue
+        hp = a["layers"].get("hybrid_pattern")
+        if hp and len(hp) != a["layers"]["count"]:
+            errors.append("%s: hybrid_pattern has %d chars for %d layers" % (path, len(hp), a["layers"]["count"]))
+        counts[d["name"]] = param_counts(a)
+    for path, d in docs["recipe"]:
+        ap = d.get("result", {}).get("active_params", {}).get("count") if isinstance(d.get("result"), dict) else None
+        m = model_res(str(d.get("model", "")))
+        if ap is not None and m in counts and counts[m][1] != ap:
+            errors.append("%s: result.active_params.count %d != %d computed from %s's architecture"
+                          % (path, ap, counts[m][1], m))
+        elif ap is not None and m in counts:
+            print("seed active params: %s states %d, the %s architecture gives %d: equal" % (path, ap, m, counts[m][1]))
+
+    print("checked: %d model files, %d hardware files, %d recipe files, 3 schemas" %
+          (len(docs["model"]), len(docs["hardware"]), len(docs["recipe"])))
+    print("recipes by kind: %s" % ", ".join("%s %d" % kv for kv in sorted(by_kind.items())))
+    print("measurements: %s" % ", ".join("%s %d" % kv for kv in sorted(n_meas.items())))
+    if verbose:
+        print("parameter counts (language model, computed from the architecture vs published):")
+        for path, d in docs["model"]:
+            if d["name"] in counts:
+                t, a = counts[d["name"]]
+                p = d.get("published", {})
+                print("  %-26s total %8.3fB (published %s)  active %7.3fB (published %s)" % (
+                    d["name"], t / 1e9, "%.1fB" % (p["total_params"] / 1e9) if p.get("total_params") else "-",
+                    a / 1e9, "%.1fB" % (p["active_params"] / 1e9) if p.get("active_params") else "-"))
+    for e in errors:
+        print("ERROR " + e)
+    print("%d errors" % len(errors))
+    return 1 if errors else 0
+
+
+def main(argv=None):
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", default=os.path.join(root, "..", "shared", "data"),
+                    help="folder with the reference CSVs (default: ../shared/data from the repo root)")
+    ap.add_argument("--check", action="store_true", help="only check the catalog (no writes)")
+    ap.add_argument("--verbose", action="store_true", help="print the parameter-count table")
+    args = ap.parse_args(argv)
+    if not args.check:
+        generate(root, os.path.abspath(args.data))
+    return check(root, args.verbose)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
