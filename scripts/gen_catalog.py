@@ -837,7 +837,7 @@ ARCH_EXTRA = {
                            hybrid=("M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-"
                                    "M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M*-M-M-M-M-M-"),
                            src=SRC_NEMOH, unverified="vocab 131072 assumed equal to Nemotron-H-8B (not read from the 56B config.json)"),
-    "Nemotron-3-Nano-30B-A3B": dict(activation="squared_relu", mamba=(64, 64, 128, 8, 4),
+    "Nemotron-3-Nano-30B-A3B": dict(activation="squared_relu", mamba=(64, 64, 128, 8, 4), max_position=262144,
                                     hybrid="MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME",
                                     src=("public copies of the NVIDIA-Nemotron-3-Nano-30B-A3B config.json: hybrid_override_pattern, "
                                          "vocab_size 131072, max_position_embeddings 262144, mlp_hidden_act relu2, attention_bias false, "
@@ -1099,6 +1099,8 @@ def model_docs(models_rows):
         arch["learned_position_embedding"] = False
         if row["max_position"].strip():
             arch["max_position"] = int(row["max_position"])
+        elif x.get("max_position"):
+            arch["max_position"] = x["max_position"]
         if is_mla:
             qk = int(row["mla_qk_nope_dim"]) + int(row["mla_qk_rope_dim"])
             arch["attention"] = _attn(int(row["heads"]), int(row["kv_heads"]), qk, int(row["mla_v_dim"]))
