@@ -1,0 +1,109 @@
+#include "recipebook/catalog/hardware_yaml.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace rb {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::optional<Hardware> convert(const std::string& text, Diagnostics& ds) {
+  auto tree = parse_yaml(text, "h.yaml");
+  EXPECT_TRUE(tree) << tree.error().str();
+  return hardware_from_yaml(*tree, ds);
+}
+
+std::string all(const Diagnostics& ds) {
+  std::string out;
+  for (const auto& d : ds) out += d.str() + "\n";
+  return out;
+}
+
+TEST(HardwareYaml, UnitsAreParsedToSi) {
+  Diagnostics ds;
+  const auto hw = convert(R"(
+name: h100
+display: H100-SXM
+aliases: [h100-sxm]
+source: test
+memory: 80 GiB
+hbm_bandwidth: 3.35 TB/s
+peak: {bf16: 989.4 TFLOP/s, fp8: 1978.9 TFLOP/s, fp4: null}
+node: {gpus: 8, nvlink_domain: 8, nvlink_bandwidth: 450 GB/s, scaleout_bandwidth: 400 Gbit/s}
+tdp_w: 700
+price: {usd_per_gpu_hour: 6.88, date: 2026-01-21, source: aws}
+)",
+                          ds);
+  ASSERT_TRUE(hw) << all(ds);
+  EXPECT_TRUE(hw->has_specs);
+  EXPECT_DOUBLE_EQ(hw->memory_bytes, 80.0 * 1024 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(hw->hbm_bytes_per_s, 3.35e12);
+  EXPECT_DOUBLE_EQ(hw->bf16_flops_per_s, 989.4e12);
+  EXPECT_DOUBLE_EQ(hw->fp8_flops_per_s, 1978.9e12);
+  EXPECT_EQ(hw->fp4_flops_per_s, 0);
+  EXPECT_DOUBLE_EQ(hw->nvlink_bytes_per_s, 450e9);
+  EXPECT_DOUBLE_EQ(hw->scaleout_bytes_per_s, 50e9);
+  EXPECT_EQ(hw->gpus_per_node, 8);
+  EXPECT_EQ(hw->tdp_w, 700);
+  EXPECT_EQ(hw->price_date, "2026-01-21");
+  EXPECT_DOUBLE_EQ(hw->usd_per_gpu_hour, 6.88);
+  EXPECT_EQ(hw->display, "H100-SXM");
+}
+
+TEST(HardwareYaml, EfficiencyFallsBackToBf16ThenDefaults) {
+  Diagnostics ds;
+  const auto hw = convert(R"(
+name: x
+memory_gb: 180
+peak: {bf16: 2250 TFLOP/s}
+efficiency:
+  bf16: {gemm: 0.8, hbm: 0.9}
+  fp8_cs: {gemm: 0.55}
+  mxfp8: {overlap: 0.3}
+)",
+                          ds);
+  ASSERT_TRUE(hw) << all(ds);
+  EXPECT_DOUBLE_EQ(hw->memory_bytes, 180e9);
+  EXPECT_DOUBLE_EQ(hw->eff(Precision::kBf16).gemm, 0.8);
+  EXPECT_DOUBLE_EQ(hw->eff(Precision::kBf16).attention, Efficiency{}.attention);
+  EXPECT_DOUBLE_EQ(hw->eff(Precision::kFp8Cs).gemm, 0.55);
+  EXPECT_DOUBLE_EQ(hw->eff(Precision::kFp8Cs).hbm, 0.9);   // from bf16
+  EXPECT_DOUBLE_EQ(hw->eff(Precision::kMxfp8).gemm, 0.8);  // from bf16
+  EXPECT_DOUBLE_EQ(hw->eff(Precision::kMxfp8).overlap, 0.3);
+  EXPECT_DOUBLE_EQ(hw->eff(Precision::kNvfp4).hbm, 0.9);  // absent: same as bf16
+  EXPECT_DOUBLE_EQ(hw->eff(Precision::kNvfp4).nvlink, Efficiency{}.nvlink);
+}
+
+TEST(HardwareYaml, StubWithoutFiguresHasNoSpecs) {
+  Diagnostics ds;
+  const auto hw = convert("name: vr200\ndisplay: VR200\nsource: named by recipes\n", ds);
+  ASSERT_TRUE(hw) << all(ds);
+  EXPECT_FALSE(hw->has_specs);
+}
+
+TEST(HardwareYaml, BadQuantitiesAndPrecisionsAreFindings) {
+  Diagnostics ds;
+  const auto hw = convert(R"(
+name: bad
+memory: 80
+hbm_bandwidth: 3.35 TFLOP/s
+peak: {bf16: fast}
+efficiency:
+  fp9: {gemm: 0.5}
+  bf16: {gemm: 1.5, speed: 0.3}
+)",
+                          ds);
+  EXPECT_FALSE(hw);
+  const std::string text = all(ds);
+  EXPECT_THAT(text,
+              HasSubstr("h.yaml:3:9: error [RB-HW-VALUE] `memory` needs a unit, found the bare number 80"));
+  EXPECT_THAT(text, HasSubstr("h.yaml:4:16: error [RB-HW-VALUE] `hbm_bandwidth` is not a valid quantity"));
+  EXPECT_THAT(text, HasSubstr("`peak.bf16` is not a valid quantity ('fast')"));
+  EXPECT_THAT(text, HasSubstr("h.yaml:7:3: error [RB-HW-VALUE] unknown precision 'fp9'"));
+  EXPECT_THAT(text, HasSubstr("`efficiency.bf16.gemm` must be in (0, 1], found 1.5"));
+  EXPECT_THAT(text, HasSubstr("unknown efficiency parameter 'speed'"));
+}
+
+}  // namespace
+}  // namespace rb

@@ -1,0 +1,176 @@
+#include "recipebook/catalog/model_yaml.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "recipebook/catalog/model_layers.hpp"
+
+namespace rb {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::optional<Model> convert(const std::string& text, Diagnostics& ds) {
+  auto tree = parse_yaml(text, "m.yaml");
+  EXPECT_TRUE(tree) << tree.error().str();
+  return model_from_yaml(*tree, ds);
+}
+
+std::string all(const Diagnostics& ds) {
+  std::string out;
+  for (const auto& d : ds) out += d.str() + "\n";
+  return out;
+}
+
+TEST(ModelYaml, DenseModelWithDefaults) {
+  Diagnostics ds;
+  const auto m = convert(R"(
+name: Llama-3-8B
+hf_id: meta-llama/Meta-Llama-3-8B
+family: llama
+aliases: [llama3_8b]
+source: test
+architecture:
+  hidden: 4096
+  vocab: 128256
+  ffn: 14336
+  attention: {heads: 32, kv_heads: 8}
+  layers: {count: 32}
+published: {total_params: 8030261248}
+)",
+                         ds);
+  ASSERT_TRUE(m) << all(ds);
+  EXPECT_TRUE(ds.empty());
+  EXPECT_TRUE(m->has_architecture);
+  EXPECT_EQ(m->attn.head_dim, 128);  // hidden / heads when absent
+  EXPECT_EQ(m->num_layers(), 32);
+  EXPECT_EQ(m->count_layers(MixerKind::kAttention), 32);
+  EXPECT_EQ(m->count_layers(FfnKind::kDense), 32);
+  EXPECT_EQ(m->aliases, std::vector<std::string>{"llama3_8b"});
+  EXPECT_EQ(m->published_total_params, 8030261248);
+  EXPECT_EQ(m->norm, NormKind::kRms);
+  EXPECT_EQ(m->activation, Activation::kSwiglu);
+}
+
+TEST(ModelYaml, PatternsRepeatAndFirstDenseLayersAreDense) {
+  Diagnostics ds;
+  const auto m = convert(R"(
+name: hybrid
+source: test
+architecture:
+  hidden: 2048
+  vocab: 1000
+  attention: {heads: 16, kv_heads: 2, head_dim: 256}
+  gdn: {key_heads: 16, value_heads: 32, key_dim: 128, value_dim: 128, conv_kernel: 4}
+  moe: {experts: 64, top_k: 8, ffn: 512}
+  layers:
+    count: 10
+    mixer_pattern: [gdn, gdn, gdn, attention]
+    window_pattern: [0, 128]
+    first_dense: 2
+)",
+                         ds);
+  ASSERT_TRUE(m) << all(ds);
+  ASSERT_EQ(m->num_layers(), 10);
+  EXPECT_EQ(m->layers[3].mixer, MixerKind::kAttention);
+  EXPECT_EQ(m->layers[3].window, 128);  // index 3 of [0, 128] repeated
+  EXPECT_EQ(m->layers[7].mixer, MixerKind::kAttention);
+  EXPECT_EQ(m->layers[7].window, 128);
+  EXPECT_EQ(m->layers[2].window, 0);  // gdn layers carry no window
+  EXPECT_EQ(m->layers[1].ffn, FfnKind::kDense);
+  EXPECT_EQ(m->layers[2].ffn, FfnKind::kMoe);
+  EXPECT_EQ(m->count_layers(MixerKind::kGdn), 8);
+  EXPECT_EQ(m->count_layers(FfnKind::kMoe), 8);
+}
+
+TEST(ModelYaml, HybridPatternGivesOneBlockPerLayer) {
+  Diagnostics ds;
+  const auto m = convert(R"(
+name: nemo
+source: test
+architecture:
+  hidden: 4096
+  vocab: 131072
+  ffn: 21504
+  activation: squared_relu
+  attention: {heads: 32, kv_heads: 8, head_dim: 128}
+  mamba: {heads: 128, head_dim: 64, state: 128, groups: 8, conv_kernel: 4}
+  layers: {count: 6, hybrid_pattern: 'M-M*-M'}
+)",
+                         ds);
+  ASSERT_TRUE(m) << all(ds);
+  ASSERT_EQ(m->num_layers(), 7 - 1);
+  EXPECT_EQ(m->layers[0], (LayerSpec{MixerKind::kMamba2, 0, FfnKind::kNone}));
+  EXPECT_EQ(m->layers[1], (LayerSpec{MixerKind::kNone, 0, FfnKind::kDense}));
+  EXPECT_EQ(m->layers[3], (LayerSpec{MixerKind::kAttention, 0, FfnKind::kNone}));
+  EXPECT_EQ(m->activation, Activation::kSquaredRelu);
+}
+
+TEST(ModelYaml, StubHasNoArchitecture) {
+  Diagnostics ds;
+  auto m = convert("name: DeepSeek-V2\nsource: named by recipes\naliases: [deepseek_v2]\n", ds);
+  ASSERT_TRUE(m) << all(ds);
+  EXPECT_FALSE(m->has_architecture);
+  EXPECT_TRUE(m->layers.empty());
+  m = convert("name: X\nsource: y\narchitecture: null\n", ds);
+  ASSERT_TRUE(m);
+  EXPECT_FALSE(m->has_architecture);
+}
+
+TEST(ModelYaml, ReportsEveryProblemWithItsPosition) {
+  Diagnostics ds;
+  const auto m = convert(R"(
+name: bad
+source: test
+architecture:
+  hidden: 4096
+  vocab: 1000
+  norm: batch
+  activation: relu
+  attention: {heads: 32}
+  layers:
+    count: 4
+    mixer_pattern: [attention, gdn, mamba]
+    window_pattern: [-1]
+)",
+                         ds);
+  EXPECT_FALSE(m);
+  const std::string text = all(ds);
+  EXPECT_THAT(text, HasSubstr("m.yaml:7:9: error [RB-MODEL-VALUE] `architecture.norm` is 'batch'"));
+  EXPECT_THAT(text, HasSubstr("m.yaml:8:15: error [RB-MODEL-VALUE] `architecture.activation` is 'relu'"));
+  EXPECT_THAT(text,
+              HasSubstr("m.yaml:13:22: error [RB-MODEL-VALUE] `architecture.layers.window_pattern[0]`"));
+  EXPECT_THAT(text, HasSubstr("the layers use gdn but `architecture.gdn` is missing"));
+  EXPECT_THAT(text, HasSubstr("the layers use mamba2 but `architecture.mamba` is missing"));
+}
+
+TEST(ModelYaml, HybridPatternMustMatchCountAndAlphabet) {
+  Diagnostics ds;
+  EXPECT_FALSE(
+      convert("name: a\nsource: b\narchitecture:\n  hidden: 8\n  vocab: 8\n  attention: {heads: 1}\n"
+              "  layers: {count: 3, hybrid_pattern: '*-'}\n",
+              ds));
+  EXPECT_THAT(all(ds), HasSubstr("has 2 layers but `count` is 3"));
+  ds.clear();
+  EXPECT_FALSE(
+      convert("name: a\nsource: b\narchitecture:\n  hidden: 8\n  vocab: 8\n  attention: {heads: 1}\n"
+              "  layers: {count: 2, hybrid_pattern: '*x'}\n",
+              ds));
+  EXPECT_THAT(all(ds), HasSubstr("has 'x' at index 1"));
+}
+
+TEST(ModelYaml, LayerHelpers) {
+  EXPECT_EQ(layers_from_pattern(0, {}, {}, 0, false).size(), 0u);
+  const auto l = layers_from_pattern(3, {}, {}, 1, true);
+  ASSERT_EQ(l.size(), 3u);
+  EXPECT_EQ(l[0].ffn, FfnKind::kDense);
+  EXPECT_EQ(l[2].ffn, FfnKind::kMoe);
+  size_t bad = 99;
+  EXPECT_FALSE(layers_from_hybrid("ME*-?", &bad));
+  EXPECT_EQ(bad, 4u);
+  EXPECT_EQ(parse_mixer("mamba2"), MixerKind::kMamba2);
+  EXPECT_FALSE(parse_mixer("ssm"));
+}
+
+}  // namespace
+}  // namespace rb

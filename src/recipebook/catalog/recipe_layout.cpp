@@ -1,0 +1,189 @@
+// The `layout` and `features` sections of a recipe record to a Layout (see recipe_yaml.hpp).
+#include "recipebook/catalog/recipe_layout.hpp"
+
+#include <algorithm>
+
+#include "recipebook/core/strings.hpp"
+
+namespace rb {
+namespace {
+
+// Megatron-Bridge spells a whole-layer TE graph `scope: full` (or leaves it empty); as a module set
+// that is every module a layer can hold.
+constexpr uint32_t kCgWholeLayer = kCgAttn | kCgMlp | kCgMoe | kCgMamba;
+
+void read_cuda_graph(YamlReader& r, const YNode* features, Layout& l) {
+  const YNode* cg = r.map(features, "cuda_graph", "features");
+  if (cg == nullptr) return;
+  const std::string p = "features.cuda_graph";
+  const auto impl = r.string(cg, "impl", p);
+  if (impl) {
+    if (auto g = parse_cuda_graph(*impl)) {
+      l.cuda_graph = *g;
+    } else {
+      r.error(*cg->get("impl"), "`" + p + ".impl` is '" + *impl + "'",
+              "use none, transformer_engine, local or full_iteration");
+    }
+  }
+  // `enabled` without `impl`: Megatron-Core's deprecated enable_cuda_graph, which meant impl "local"
+  // (TransformerConfig.__post_init__).
+  if (!impl) {
+    if (auto on = r.boolean(cg, "enabled", p)) l.cuda_graph = *on ? CudaGraph::kLocal : CudaGraph::kNone;
+  }
+  // `scope` (Megatron-Core cuda_graph_scope) and `modules` (the older cuda_graph_modules): a module
+  // list, or one word: full (the whole layer) or full_iteration (with impl local: a full-iteration graph).
+  uint32_t scope = 0;
+  bool full_iteration = false;
+  for (const char* key : {"scope", "modules"}) {
+    const YNode* v = cg->get(key);
+    if (v == nullptr || v->is_null()) continue;
+    std::vector<const YNode*> words;
+    if (v->is_seq()) {
+      for (const auto& item : v->seq) words.push_back(&item);
+    } else if (v->is_scalar()) {
+      words.push_back(v);
+    } else {
+      r.error(*v,
+              "`" + p + "." + key + "` must be a list of module names or one word, found " + v->type_name());
+      continue;
+    }
+    for (const YNode* w : words) {
+      if (w->text == "full") {
+        scope |= kCgWholeLayer;
+      } else if (w->text == "full_iteration") {
+        full_iteration = true;
+      } else if (auto bit = parse_cuda_graph_scope(w->text)) {
+        scope |= *bit;
+      } else {
+        r.error(*w, "`" + p + "." + key + "` has an unknown module '" + w->text + "'",
+                "use attn, mlp, moe, moe_router, moe_preprocess, mamba, full or full_iteration");
+      }
+    }
+  }
+  if (full_iteration && l.cuda_graph == CudaGraph::kLocal) l.cuda_graph = CudaGraph::kFullIteration;
+  if (l.cuda_graph == CudaGraph::kNone) scope = 0;  // a scope without a graph captures nothing
+  l.cuda_graph_scope = scope;
+}
+
+void read_pipeline_layout(YamlReader& r, const YNode* features, Layout& l) {
+  const YNode* pl = features != nullptr ? features->get("pipeline_layout") : nullptr;
+  if (pl == nullptr || pl->is_null() || pl->is_scalar())
+    return;  // an explicit layout string: kept in the tree
+  if (!pl->is_map()) {
+    r.error(*pl, "`features.pipeline_layout` must be a layout string or a map of stage layer counts");
+    return;
+  }
+  l.first_stage_layers = r.int32(pl, "first_stage_layers", "features.pipeline_layout").value_or(0);
+  l.last_stage_layers = r.int32(pl, "last_stage_layers", "features.pipeline_layout").value_or(0);
+}
+
+void read_features(YamlReader& r, const YNode& doc, Layout& l, std::optional<std::string>& flex_backend) {
+  const YNode* f = r.map(&doc, "features", "");
+  if (f == nullptr) return;
+  const std::string p = "features";
+  read_cuda_graph(r, f, l);
+  read_pipeline_layout(r, f, l);
+  if (const YNode* rm = f->get("recompute_modules"); rm != nullptr && !rm->is_null()) {
+    const auto names = r.string_list(f, "recompute_modules", p);
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (auto bit = parse_recompute_module(names[i])) {
+        l.recompute_modules |= *bit;
+      } else {
+        r.error(
+            rm->is_seq() ? rm->seq[i] : *rm,
+            "`features.recompute_modules` has an unknown module '" + names[i] + "'",
+            "use core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts, gdn_norm_out or mhc");
+      }
+    }
+  }
+  l.fsdp = r.boolean(f, "fsdp", p).value_or(l.fsdp);
+  l.cpu_offload_layers = r.int32(f, "cpu_offload_layers", p).value_or(l.cpu_offload_layers);
+  l.ep_a2a_overlap = r.boolean(f, "ep_a2a_overlap", p).value_or(l.ep_a2a_overlap);
+  l.tp_comm_overlap = r.boolean(f, "tp_comm_overlap", p).value_or(l.tp_comm_overlap);
+  l.precision_aware_optimizer =
+      r.boolean(f, "precision_aware_optimizer", p).value_or(l.precision_aware_optimizer);
+  l.te_rng_tracker = r.boolean(f, "te_rng_tracker", p).value_or(l.te_rng_tracker);
+  l.distributed_optimizer = r.boolean(f, "distributed_optimizer", p).value_or(l.distributed_optimizer);
+  flex_backend = r.string(f, "flex_backend", p);
+}
+
+void read_recompute(YamlReader& r, const YNode* layout, Layout& l) {
+  const YNode* rc = r.map(layout, "recompute", "layout");
+  if (rc == nullptr) return;
+  const std::string p = "layout.recompute";
+  if (auto g = r.string(rc, "granularity", p)) {
+    const std::string f = to_lower(*g);
+    if (f == "full")
+      l.recompute = Recompute::kFull;
+    else if (f == "selective")
+      l.recompute = Recompute::kSelective;
+    else if (f == "none")
+      l.recompute = Recompute::kNone;
+    else
+      r.error(*rc->get("granularity"), "`" + p + ".granularity` is '" + *g + "'",
+              "use full, selective or none");
+  }
+  if (auto m = r.string(rc, "method", p)) {
+    if (*m == "uniform")
+      l.recompute_method = RecomputeMethod::kUniform;
+    else if (*m == "block")
+      l.recompute_method = RecomputeMethod::kBlock;
+    else
+      r.error(*rc->get("method"), "`" + p + ".method` is '" + *m + "'", "use uniform or block");
+  }
+  l.recompute_layers = r.int32(rc, "num_layers", p).value_or(l.recompute_layers);
+}
+
+}  // namespace
+
+void read_layout(YamlReader& r, const YNode& doc, int gpus, Recipe& rec) {
+  Layout& l = rec.layout;
+  const YNode* lay = r.map(&doc, "layout", "");
+  const std::string p = "layout";
+  const auto tp = r.int32(lay, "tp", p, 1);
+  const auto pp = r.int32(lay, "pp", p, 1);
+  const auto cp = r.int32(lay, "cp", p, 1);
+  const auto ep = r.int32(lay, "ep", p, 1);
+  const auto dp = r.int32(lay, "dp", p, 1);
+  rec.layout_known = tp && pp && cp && ep;
+  l.tp = tp.value_or(1);
+  l.pp = pp.value_or(1);
+  l.cp = cp.value_or(1);
+  l.ep = ep.value_or(1);
+  l.vp = r.int32(lay, "vpp", p, 1).value_or(1);
+  l.etp = r.int32(lay, "etp", p, 1).value_or(1);
+  if (dp) {
+    l.dp = *dp;
+  } else if (gpus > 0) {
+    l.dp = std::max(1, gpus / l.model_parallel());  // a product that does not divide is `check`'s to report
+  }
+  l.sp = r.boolean(lay, "sequence_parallel", p).value_or(false);
+  l.mbs = r.int32(lay, "rows_per_microbatch", p, 1).value_or(1);
+  read_recompute(r, lay, l);
+  // `offload` is free-form in the schema (a description or a map); a bare number is a layer count.
+  if (const YNode* off = lay != nullptr ? lay->get("offload") : nullptr) {
+    if (auto n = off->as_int(); n && *n >= 0 && *n <= 100000) l.cpu_offload_layers = static_cast<int>(*n);
+  }
+  std::optional<std::string> flex_backend;
+  read_features(r, doc, l, flex_backend);
+  if (auto d = r.string(lay, "dispatcher", p)) {
+    const std::string f = to_lower(*d);
+    if (f == "flex") {
+      const std::string backend = to_lower(flex_backend.value_or("deepep"));
+      if (backend == "deepep")
+        l.dispatcher = Dispatcher::kFlexDeepep;
+      else if (backend == "hybridep")
+        l.dispatcher = Dispatcher::kFlexHybridep;
+      else
+        r.error(doc.get("features")->get("flex_backend") ? *doc.get("features")->get("flex_backend") : *lay,
+                "`features.flex_backend` is '" + backend + "'", "use deepep or hybridep");
+    } else if (auto k = parse_dispatcher(f)) {
+      l.dispatcher = *k;
+    } else {
+      r.error(*lay->get("dispatcher"), "`layout.dispatcher` is '" + *d + "'",
+              "use alltoall, allgather or flex");
+    }
+  }
+}
+
+}  // namespace rb

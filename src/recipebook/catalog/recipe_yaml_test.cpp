@@ -1,0 +1,203 @@
+#include "recipebook/catalog/recipe_yaml.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace rb {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::optional<Recipe> convert(const std::string& text, Diagnostics& ds, const std::string& stem = "stem") {
+  auto tree = parse_yaml(text, "r.yaml");
+  EXPECT_TRUE(tree) << tree.error().str();
+  return recipe_from_yaml(*tree, stem, ds);
+}
+
+std::string all(const Diagnostics& ds) {
+  std::string out;
+  for (const auto& d : ds) out += d.str() + "\n";
+  return out;
+}
+
+// Seed 002's keys (abridged to the typed ones).
+constexpr const char* kSeed002 = R"(
+schema_version: 1
+model: Qwen3.5-397B-A17B
+gpu: {type: B200, memory_gb: 180, count: 48, per_node: 8}
+status: verified
+stack:
+  framework: slime with local patches, not pinned
+workload: {row_tokens: 8192, rows: SFT conversations, global_batch: 128, precision: bf16}
+layout:
+  tp: 2
+  pp: 6
+  vpp: 1
+  cp: 1
+  ep: 8
+  etp: 1
+  dp: 4
+  sequence_parallel: true
+  rows_per_microbatch: 1
+  recompute: {granularity: full, method: uniform, num_layers: 1}
+  offload: null
+  dispatcher: alltoall
+result: {tokens_per_s_per_gpu: 1075.50, usd_per_million_tokens: 3.68, mfu: 0.0468}
+env: {CUDA_DEVICE_MAX_CONNECTIONS: '1', N: 2}
+notes: |
+  B200 runs need the FLA guard.
+)";
+
+TEST(RecipeYaml, Seed002Record) {
+  Diagnostics ds;
+  const auto r = convert(kSeed002, ds, "attune-48gpu-tp2-pp6-ep8");
+  ASSERT_TRUE(r) << all(ds);
+  EXPECT_EQ(r->name, "attune-48gpu-tp2-pp6-ep8");  // the file stem
+  EXPECT_EQ(r->kind, RecipeKind::kVerified);       // from status: verified
+  EXPECT_EQ(r->model, "Qwen3.5-397B-A17B");
+  EXPECT_EQ(r->gpu, "B200");
+  EXPECT_EQ(r->gpus, 48);
+  EXPECT_EQ(r->gpus_per_node, 8);
+  EXPECT_EQ(r->framework, "slime with local patches, not pinned");
+  EXPECT_TRUE(r->layout_known);
+  EXPECT_EQ(r->layout.tp, 2);
+  EXPECT_EQ(r->layout.pp, 6);
+  EXPECT_EQ(r->layout.ep, 8);
+  EXPECT_EQ(r->layout.dp, 4);
+  EXPECT_TRUE(r->layout.sp);
+  EXPECT_EQ(r->layout.recompute, Recompute::kFull);
+  EXPECT_EQ(r->layout.recompute_method, RecomputeMethod::kUniform);
+  EXPECT_EQ(r->layout.recompute_layers, 1);
+  EXPECT_EQ(r->layout.dispatcher, Dispatcher::kAlltoall);
+  EXPECT_EQ(r->seq, 8192);
+  EXPECT_EQ(r->gbs, 128);
+  EXPECT_TRUE(r->precision_known);
+  EXPECT_EQ(r->layout.precision, Precision::kBf16);
+  EXPECT_DOUBLE_EQ(r->tokens_per_s_per_gpu.value(), 1075.5);
+  EXPECT_DOUBLE_EQ(r->mfu.value(), 0.0468);
+  EXPECT_EQ(r->env.at("CUDA_DEVICE_MAX_CONNECTIONS"), "1");
+  EXPECT_EQ(r->env.at("N"), "2");
+  EXPECT_EQ(r->notes, "B200 runs need the FLA guard.\n");
+  EXPECT_EQ(r->where.file, "r.yaml");
+}
+
+TEST(RecipeYaml, LibraryRecordWithFeatures) {
+  Diagnostics ds;
+  const auto r = convert(R"(
+name: qwen3_30b_a3b_pretrain_8gpu_h100_bf16_config
+kind: performance
+mode: pretrain
+framework: megatron-bridge
+model: Qwen3-30B-A3B
+gpu: {type: h100, count: 16}
+workload: {row_tokens: 4096, global_batch: 512, precision: fp8_cs}
+layout: {tp: 1, pp: 2, cp: 1, ep: 8, rows_per_microbatch: 2, dispatcher: flex,
+         recompute: {granularity: selective}}
+features:
+  cuda_graph: {impl: transformer_engine, scope: [attn, moe_router, moe_preprocess]}
+  recompute_modules: [core_attn, moe_act]
+  flex_backend: hybridep
+  fsdp: true
+  cpu_offload_layers: 4
+  ep_a2a_overlap: true
+  tp_comm_overlap: true
+  precision_aware_optimizer: true
+  te_rng_tracker: true
+  pipeline_layout: {first_stage_layers: 23, last_stage_layers: 25}
+measurements:
+  - {release: '26.04.01', source: docs, current: false, gpus: 16, precision: FP8-CS, gbs: 512, mbs: 2,
+     seq: 4096, layout: {tp: 1, pp: 2, cp: 1, vp: null, ep: 8}, tokens_per_s_per_gpu: 12345.5}
+pitfalls: [RB-X]
+)",
+                         ds);
+  ASSERT_TRUE(r) << all(ds);
+  EXPECT_EQ(r->kind, RecipeKind::kPerformance);
+  EXPECT_EQ(r->layout.dp, 8);  // 16 / (1 x 2 x 1)
+  EXPECT_EQ(r->layout.vp, 1);
+  EXPECT_EQ(r->layout.etp, 1);
+  EXPECT_EQ(r->layout.mbs, 2);
+  EXPECT_EQ(r->layout.precision, Precision::kFp8Cs);
+  EXPECT_EQ(r->layout.dispatcher, Dispatcher::kFlexHybridep);
+  EXPECT_EQ(r->layout.cuda_graph, CudaGraph::kTransformerEngine);
+  EXPECT_EQ(r->layout.cuda_graph_scope, kCgAttn | kCgMoeRouter | kCgMoePreprocess);
+  EXPECT_EQ(r->layout.recompute, Recompute::kSelective);
+  EXPECT_EQ(r->layout.recompute_modules, kRcCoreAttn | kRcMoeAct);
+  EXPECT_TRUE(r->layout.fsdp);
+  EXPECT_EQ(r->layout.cpu_offload_layers, 4);
+  EXPECT_TRUE(r->layout.ep_a2a_overlap);
+  EXPECT_TRUE(r->layout.tp_comm_overlap);
+  EXPECT_TRUE(r->layout.precision_aware_optimizer);
+  EXPECT_EQ(r->layout.first_stage_layers, 23);
+  EXPECT_EQ(r->layout.last_stage_layers, 25);
+  ASSERT_EQ(r->measurements.size(), 1u);
+  EXPECT_EQ(r->measurements[0].release, "26.04.01");
+  EXPECT_FALSE(r->measurements[0].current);
+  EXPECT_EQ(r->measurements[0].ep, 8);
+  EXPECT_EQ(r->measurements[0].vp, 0);
+  EXPECT_DOUBLE_EQ(r->measurements[0].tokens_per_s_per_gpu, 12345.5);
+  EXPECT_EQ(r->pitfalls, std::vector<std::string>{"RB-X"});
+}
+
+TEST(RecipeYaml, LayoutIsKnownOnlyWithAllFourDegrees) {
+  Diagnostics ds;
+  auto r = convert("gpu: {type: h100, count: 8}\nlayout: {tp: 2, pp: 1, cp: 1}\n", ds);
+  ASSERT_TRUE(r) << all(ds);
+  EXPECT_FALSE(r->layout_known);
+  EXPECT_EQ(r->kind, RecipeKind::kLibrary);
+  EXPECT_FALSE(r->precision_known);
+  r = convert("gpu: {type: h100, count: 8}\nlayout: {tp: 2, pp: 1, cp: 1, ep: 1}\n", ds);
+  ASSERT_TRUE(r);
+  EXPECT_TRUE(r->layout_known);
+  EXPECT_EQ(r->layout.dp, 4);
+}
+
+TEST(RecipeYaml, FlexWithoutBackendIsDeepepAndGraphVariants) {
+  Diagnostics ds;
+  auto r = convert(
+      "layout: {dispatcher: flex}\nfeatures: {cuda_graph: {impl: local, scope: full_iteration}}\n", ds);
+  ASSERT_TRUE(r) << all(ds);
+  EXPECT_EQ(r->layout.dispatcher, Dispatcher::kFlexDeepep);
+  EXPECT_EQ(r->layout.cuda_graph, CudaGraph::kFullIteration);
+  r = convert("features: {cuda_graph: {impl: none, scope: [attn]}}\n", ds);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->layout.cuda_graph, CudaGraph::kNone);
+  EXPECT_EQ(r->layout.cuda_graph_scope, 0u);
+  r = convert("features: {cuda_graph: {enabled: true}}\n", ds);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->layout.cuda_graph, CudaGraph::kLocal);
+}
+
+TEST(RecipeYaml, UnparseableValuesAreFindingsWithPositions) {
+  Diagnostics ds;
+  const auto r = convert(R"(
+kind: verifed
+mode: train
+workload: {precision: fp7}
+layout: {tp: two, dispatcher: ring, recompute: {granularity: most}}
+features:
+  cuda_graph: {impl: cudnn, scope: [attention]}
+  recompute_modules: [core_attn, everything]
+)",
+                         ds);
+  EXPECT_FALSE(r);
+  const std::string text = all(ds);
+  EXPECT_THAT(text, HasSubstr("r.yaml:2:7: error [RB-RECIPE-VALUE] `kind` is 'verifed'"));
+  EXPECT_THAT(text, HasSubstr("r.yaml:3:7: error [RB-RECIPE-VALUE] `mode` is 'train'"));
+  EXPECT_THAT(text, HasSubstr("r.yaml:4:23: error [RB-RECIPE-VALUE] `workload.precision` is 'fp7'"));
+  EXPECT_THAT(text, HasSubstr("`layout.tp` must be an integer, found a string ('two')"));
+  EXPECT_THAT(text, HasSubstr("`layout.dispatcher` is 'ring'"));
+  EXPECT_THAT(text, HasSubstr("`layout.recompute.granularity` is 'most'"));
+  EXPECT_THAT(text, HasSubstr("`features.cuda_graph.impl` is 'cudnn'"));
+  EXPECT_THAT(text, HasSubstr("unknown module 'attention'"));
+  EXPECT_THAT(text, HasSubstr("r.yaml:8:34: error [RB-RECIPE-VALUE] `features.recompute_modules` has an "
+                              "unknown module 'everything'"));
+}
+
+TEST(RecipeYaml, NotAMap) {
+  Diagnostics ds;
+  EXPECT_FALSE(convert("- a\n", ds));
+  EXPECT_THAT(all(ds), HasSubstr("a recipe file must be a map"));
+}
+
+}  // namespace
+}  // namespace rb
