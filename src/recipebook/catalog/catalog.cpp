@@ -1,0 +1,251 @@
+// Catalog::load: the embedded files, then each --catalog folder; every file parsed, checked against
+// its schema and converted. A file that fails is reported in problems() and skipped; the rest loads.
+//
+// Rule ids emitted into problems() (besides RB-YAML-*, RB-FILE-READ, RB-SCHEMA-* and the converters'
+// RB-MODEL-VALUE / RB-HW-VALUE / RB-RECIPE-VALUE):
+//   RB-CATALOG-DUPLICATE    two entries of one kind with the same name in the same layer (the first wins)
+//   RB-CATALOG-ALIAS-CLASH  (warning) an alias, HF id or display name that already names another entry
+//   RB-CATALOG-EMPTY-DIR    (warning) a --catalog folder with none of models/, hardware/, recipes/
+//   RB-SCHEMA-INVALID       a built-in schema that does not compile (its kind is then not validated)
+//   RB-EXTENDS-UNKNOWN      a recipe that extends a recipe the catalog does not have
+//   RB-EXTENDS-CYCLE        a chain of `extends` that comes back to itself
+#include "recipebook/catalog/catalog.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+#include "recipebook/catalog/catalog_internal.hpp"
+#include "recipebook/catalog/embedded.hpp"
+#include "recipebook/core/strings.hpp"
+
+namespace rb {
+
+namespace fs = std::filesystem;
+
+struct CatalogLoader {
+  Catalog& cat;
+  int layer = 0;
+  std::string origin;
+  // Key -> (index, layer it was defined in), for override (later layer) vs duplicate (same layer).
+  std::unordered_map<std::string, std::pair<size_t, int>> model_keys, hardware_keys, recipe_keys;
+
+  void problem(Severity sev, const char* rule, Where where, std::string message, std::string fix = {}) {
+    Diagnostic d;
+    d.severity = sev;
+    d.rule_id = rule;
+    d.where = std::move(where);
+    d.message = std::move(message);
+    d.fix = std::move(fix);
+    cat.problems_.push_back(std::move(d));
+  }
+
+  // Inserts or overrides; returns false (with a problem) for a duplicate in the same layer.
+  template <typename Entry>
+  void place(std::vector<Entry>& list, std::unordered_map<std::string, std::pair<size_t, int>>& keys,
+             const std::string& key, Entry&& entry, const char* what, const std::string& name,
+             const Where& where) {
+    auto it = keys.find(key);
+    if (it == keys.end()) {
+      keys.emplace(key, std::make_pair(list.size(), layer));
+      list.push_back(std::move(entry));
+      return;
+    }
+    Entry& old = list[it->second.first];
+    if (it->second.second == layer) {
+      problem(Severity::kError, "RB-CATALOG-DUPLICATE", where,
+              std::string(what) + " '" + name + "' is defined twice (first in " + old.tree.where.file + ")",
+              "give one of them another name");
+      return;
+    }
+    old = std::move(entry);  // a later folder overrides
+    it->second.second = layer;
+  }
+
+  void add_file(std::string_view text, const std::string& file, EntryKind kind, const std::string& stem) {
+    FileCheck fc = check_entry(cat, text, file, kind, stem, origin, /*keep_tree=*/false);
+    cat.problems_.insert(cat.problems_.end(), fc.findings.begin(), fc.findings.end());
+    if (fc.model) {
+      const std::string name = fc.model->model.name;
+      place(cat.models_, model_keys, fold_name(name), std::move(*fc.model), "model", name, Where{file, 1, 1});
+    } else if (fc.hardware) {
+      const std::string name = fc.hardware->hardware.name;
+      place(cat.hardware_, hardware_keys, fold_name(name), std::move(*fc.hardware), "hardware", name,
+            Where{file, 1, 1});
+    } else if (fc.recipe) {
+      const std::string name = fc.recipe->recipe.name;
+      place(cat.recipes_, recipe_keys, name, std::move(*fc.recipe), "recipe", name, Where{file, 1, 1});
+    }
+  }
+
+  void load_embedded() {
+    origin = "builtin";
+    for (const auto& f : embedded_catalog()) {
+      const std::string path(f.path);
+      if (path.rfind("schema/", 0) == 0) continue;
+      const bool is_yaml = path.size() > 5 && path.compare(path.size() - 5, 5, ".yaml") == 0;
+      if (!is_yaml) continue;
+      const EntryKind kind = Catalog::kind_of_path(path);
+      if (kind == EntryKind::kRecipe && path.rfind("recipes/", 0) != 0) continue;
+      add_file(f.text, std::string(kBuiltinPrefix) + path, kind, fs::path(path).stem().string());
+    }
+  }
+
+  static bool is_yaml(const fs::path& p) { return p.extension() == ".yaml" || p.extension() == ".yml"; }
+
+  std::vector<fs::path> files_in(const fs::path& dir, bool recursive) {
+    std::vector<fs::path> out;
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) return out;
+    auto visit = [&](const fs::directory_entry& e) {
+      std::error_code ec2;
+      if (e.is_regular_file(ec2) && is_yaml(e.path())) out.push_back(e.path());
+    };
+    if (recursive) {
+      for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+           !ec && it != end; it.increment(ec))
+        visit(*it);
+    } else {
+      for (fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+           !ec && it != end; it.increment(ec))
+        visit(*it);
+    }
+    if (ec)
+      problem(Severity::kError, "RB-FILE-READ", Where{dir.string(), 0, 0},
+              "cannot list " + dir.string() + ": " + ec.message());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  Result<bool> load_dir(const std::string& dir) {
+    std::error_code ec;
+    const auto st = fs::status(dir, ec);
+    if (ec || !fs::exists(st))
+      return fail("catalog folder '" + dir + "' does not exist", Where{"--catalog", 0, 0},
+                  "pass a folder that holds models/, hardware/ or recipes/");
+    if (!fs::is_directory(st))
+      return fail("catalog folder '" + dir + "' is not a folder", Where{"--catalog", 0, 0},
+                  "pass a folder that holds models/, hardware/ or recipes/");
+    origin = dir;
+    const fs::path root(dir);
+    bool any = false;
+    for (const auto& [sub, kind, recursive] :
+         {std::tuple{"models", EntryKind::kModel, false}, std::tuple{"hardware", EntryKind::kHardware, false},
+          std::tuple{"recipes", EntryKind::kRecipe, true}}) {
+      if (fs::is_directory(root / sub, ec)) any = true;
+      for (const auto& p : files_in(root / sub, recursive)) {
+        auto text = read_text_file(p.string());
+        if (!text) {
+          problem(Severity::kError, "RB-FILE-READ", Where{p.string(), 0, 0}, text.error().message);
+          continue;
+        }
+        add_file(*text, p.string(), kind, p.stem().string());
+      }
+    }
+    if (!any)
+      problem(Severity::kWarning, "RB-CATALOG-EMPTY-DIR", Where{dir, 0, 0},
+              "catalog folder '" + dir + "' has no models/, hardware/ or recipes/ folder",
+              "put model files in models/, GPUs in hardware/ and recipes under recipes/");
+    return true;
+  }
+
+  void load_schemas() {
+    cat.schemas_.assign(3, std::nullopt);
+    const std::pair<EntryKind, const char*> kFiles[] = {{EntryKind::kModel, "schema/model.schema.yaml"},
+                                                        {EntryKind::kHardware, "schema/hardware.schema.yaml"},
+                                                        {EntryKind::kRecipe, "schema/recipe.schema.yaml"}};
+    for (const auto& [kind, path] : kFiles) {
+      const EmbeddedFile* found = nullptr;
+      for (const auto& f : embedded_catalog())
+        if (f.path == path) found = &f;
+      if (found == nullptr) continue;  // no schema yet: the kind is converted without validation
+      const std::string file = std::string(kBuiltinPrefix) + path;
+      auto tree = parse_yaml(found->text, file);
+      if (!tree) {
+        problem(Severity::kError, "RB-SCHEMA-INVALID", tree.error().where, tree.error().message);
+        continue;
+      }
+      auto schema = Schema::compile(*tree);
+      if (!schema) {
+        problem(Severity::kError, "RB-SCHEMA-INVALID", schema.error().where, schema.error().message);
+        continue;
+      }
+      cat.schemas_[static_cast<size_t>(kind)] = std::move(*schema);
+    }
+  }
+
+  // Name first, then aliases (and HF ids / display names), so that a name always wins.
+  template <typename Entry, typename Keys>
+  void index(const std::vector<Entry>& list, std::unordered_map<std::string, size_t>& out, Keys keys_of,
+             const char* what) {
+    out.clear();
+    for (size_t i = 0; i < list.size(); ++i) out.emplace(fold_name(keys_of(list[i]).front()), i);
+    for (size_t i = 0; i < list.size(); ++i) {
+      const auto keys = keys_of(list[i]);
+      for (size_t k = 1; k < keys.size(); ++k) {
+        if (keys[k].empty()) continue;
+        auto [it, fresh] = out.emplace(fold_name(keys[k]), i);
+        if (!fresh && it->second != i)
+          problem(Severity::kWarning, "RB-CATALOG-ALIAS-CLASH", list[i].tree.where,
+                  std::string(what) + " '" + keys.front() + "': '" + keys[k] + "' already names '" +
+                      keys_of(list[it->second]).front() + "'",
+                  "remove the alias from one of them");
+      }
+    }
+  }
+
+  void resolve_extends() {
+    const Schema* schema = cat.schema(EntryKind::kRecipe);
+    for (auto& e : cat.recipes_) {
+      if (!extends_something(e.tree)) continue;
+      auto r = cat.resolved(e.recipe.name);
+      if (r) {
+        e.recipe = std::move(*r);
+        if (auto merged = cat.resolved_tree(e.recipe.name); merged && schema != nullptr)
+          for (auto& d : schema->validate(*merged))
+            if (d.rule_id == "RB-SCHEMA-REQUIRED") cat.problems_.push_back(std::move(d));
+        continue;
+      }
+      const bool cycle = r.error().message.find("cycle") != std::string::npos;
+      Where w = e.tree.where;
+      if (const YNode* ext = e.tree.get("extends")) w = ext->where;
+      problem(Severity::kError, cycle ? "RB-EXTENDS-CYCLE" : "RB-EXTENDS-UNKNOWN", w, r.error().message,
+              r.error().fix);
+    }
+  }
+};
+
+Result<Catalog> Catalog::load(const std::vector<std::string>& extra_dirs) {
+  Catalog cat;
+  CatalogLoader loader{cat, 0, {}, {}, {}, {}};
+  loader.load_schemas();
+  loader.load_embedded();
+  for (const auto& dir : extra_dirs) {
+    ++loader.layer;
+    auto ok = loader.load_dir(dir);
+    if (!ok) return tl::unexpected<Error>(ok.error());
+  }
+  for (const auto& [name, at] : loader.recipe_keys) cat.recipe_index_.emplace(name, at.first);
+  loader.index(
+      cat.models_, cat.model_index_,
+      [](const ModelEntry& e) {
+        std::vector<std::string> keys{e.model.name};
+        keys.insert(keys.end(), e.model.aliases.begin(), e.model.aliases.end());
+        keys.push_back(e.model.hf_id);
+        return keys;
+      },
+      "model");
+  loader.index(
+      cat.hardware_, cat.hardware_index_,
+      [](const HardwareEntry& e) {
+        std::vector<std::string> keys{e.hardware.name};
+        keys.insert(keys.end(), e.hardware.aliases.begin(), e.hardware.aliases.end());
+        keys.push_back(e.hardware.display);
+        return keys;
+      },
+      "hardware");
+  loader.resolve_extends();
+  return cat;
+}
+
+}  // namespace rb

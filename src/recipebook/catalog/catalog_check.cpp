@@ -1,0 +1,126 @@
+// One catalog file: parse -> schema -> conversion, with every finding kept (Catalog::check_file and
+// the loader share this).
+#include <filesystem>
+
+#include "recipebook/catalog/catalog_internal.hpp"
+#include "recipebook/catalog/hardware_yaml.hpp"
+#include "recipebook/catalog/model_yaml.hpp"
+#include "recipebook/catalog/recipe_yaml.hpp"
+
+namespace rb {
+
+bool extends_something(const YNode& tree) {
+  const YNode* ext = tree.get("extends");
+  return ext != nullptr && ext->is_scalar() && !ext->text.empty();
+}
+
+Diagnostic finding_from_error(const Error& e) {
+  Diagnostic d;
+  d.severity = Severity::kError;
+  d.rule_id = e.code.empty() ? "RB-YAML-SYNTAX" : e.code;
+  d.where = e.where;
+  d.message = e.message;
+  d.fix = e.fix;
+  return d;
+}
+
+FileCheck check_entry(const Catalog& cat, std::string_view text, const std::string& file, EntryKind kind,
+                      const std::string& stem, const std::string& origin, bool keep_tree) {
+  FileCheck fc;
+  fc.kind = kind;
+  auto tree = parse_yaml(text, file);
+  if (!tree) {
+    fc.findings.push_back(finding_from_error(tree.error()));
+    return fc;
+  }
+  fc.parsed = true;
+  if (const Schema* s = cat.schema(kind)) fc.findings = s->validate(*tree);
+  // A record that extends another need not repeat what it inherits: required keys are checked on the
+  // resolved tree once the catalog is loaded (CatalogLoader::resolve_extends).
+  if (kind == EntryKind::kRecipe && extends_something(*tree))
+    std::erase_if(fc.findings, [](const Diagnostic& d) { return d.rule_id == "RB-SCHEMA-REQUIRED"; });
+  const bool schema_ok = !has_errors(fc.findings);
+  // The converters re-check what the schema checks; keep only their findings at new positions.
+  Diagnostics conv;
+  auto merge = [&] {
+    for (auto& d : conv) {
+      bool seen = false;
+      for (const auto& s : fc.findings)
+        seen = seen || (s.where.line == d.where.line && s.where.col == d.where.col);
+      if (!seen) fc.findings.push_back(std::move(d));
+    }
+  };
+  YNode stored = keep_tree ? *tree : std::move(*tree);
+  if (keep_tree) fc.tree = std::move(*tree);
+  switch (kind) {
+    case EntryKind::kModel: {
+      auto m = model_from_yaml(stored, conv);
+      merge();
+      if (m && schema_ok) fc.model = ModelEntry{std::move(*m), std::move(stored), origin};
+      break;
+    }
+    case EntryKind::kHardware: {
+      auto h = hardware_from_yaml(stored, conv);
+      merge();
+      if (h && schema_ok) fc.hardware = HardwareEntry{std::move(*h), std::move(stored), origin};
+      break;
+    }
+    case EntryKind::kRecipe: {
+      auto r = recipe_from_yaml(stored, stem, conv);
+      merge();
+      if (r && schema_ok) fc.recipe = RecipeEntry{std::move(*r), std::move(stored), origin};
+      break;
+    }
+  }
+  return fc;
+}
+
+FileCheck Catalog::check_text(std::string_view text, const std::string& file, EntryKind kind) const {
+  return check_entry(*this, text, file, kind, std::filesystem::path(file).stem().string(), file, true);
+}
+
+FileCheck Catalog::check_file(const std::string& path, std::optional<EntryKind> kind) const {
+  const EntryKind k = kind.value_or(kind_of_path(path));
+  auto text = read_text_file(path);
+  if (!text) {
+    FileCheck fc;
+    fc.kind = k;
+    fc.findings.push_back(finding_from_error(text.error()));
+    return fc;
+  }
+  if (text->empty()) {
+    FileCheck fc;
+    fc.kind = k;
+    Error e;
+    e.message = "empty file";
+    e.where = Where{path, 0, 0};
+    e.code = "RB-YAML-SYNTAX";
+    fc.findings.push_back(finding_from_error(e));
+    return fc;
+  }
+  return check_text(*text, path, k);
+}
+
+EntryKind Catalog::kind_of_path(std::string_view path) {
+  const std::string p = "/" + std::string(path);
+  // The innermost catalog folder decides ("recipes/models-x/a.yaml" is a recipe).
+  const size_t r = p.rfind("/recipes/"), m = p.rfind("/models/"), h = p.rfind("/hardware/");
+  size_t best = std::string::npos;
+  EntryKind kind = EntryKind::kRecipe;
+  for (const auto& [pos, k] : {std::pair{r, EntryKind::kRecipe}, std::pair{m, EntryKind::kModel},
+                               std::pair{h, EntryKind::kHardware}}) {
+    if (pos != std::string::npos && (best == std::string::npos || pos > best)) {
+      best = pos;
+      kind = k;
+    }
+  }
+  return kind;
+}
+
+const Schema* Catalog::schema(EntryKind kind) const {
+  const auto i = static_cast<size_t>(kind);
+  if (i >= schemas_.size() || !schemas_[i]) return nullptr;
+  return &*schemas_[i];
+}
+
+}  // namespace rb

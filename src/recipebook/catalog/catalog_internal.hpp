@@ -1,0 +1,29 @@
+// Internal to the catalog module: shared by catalog.cpp, catalog_check.cpp and catalog_query.cpp.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "recipebook/catalog/catalog.hpp"
+
+namespace rb {
+
+// Positions of embedded files read "builtin:recipes/<model>/<gpu>/<name>.yaml:12:3".
+inline constexpr std::string_view kBuiltinPrefix = "builtin:";
+
+// Parse, validate against the catalog's schema for `kind`, convert. The entry is set only when there
+// is no error; with keep_tree the tree is also kept in FileCheck::tree (else it moves into the entry).
+FileCheck check_entry(const Catalog& cat, std::string_view text, const std::string& file, EntryKind kind,
+                      const std::string& stem, const std::string& origin, bool keep_tree);
+
+// The tree names a base recipe in `extends`.
+bool extends_something(const YNode& tree);
+
+// A parse or read Error as a finding (rule id: the Error's code, else RB-YAML-SYNTAX).
+Diagnostic finding_from_error(const Error& e);
+
+// `child` over `base`: maps merge key by key (base order, then the child's new keys); anything else
+// in the child replaces the base's value.
+YNode merge_trees(const YNode& base, const YNode& child);
+
+}  // namespace rb

@@ -1,0 +1,255 @@
+#include "recipebook/catalog/catalog.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+
+#include "../../../tests/test_support.hpp"
+#include "recipebook/core/strings.hpp"
+
+namespace rb {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string all(const Diagnostics& ds) {
+  std::string out;
+  for (const auto& d : ds) out += d.str() + "\n";
+  return out;
+}
+
+const Catalog& builtin() {
+  static const Catalog cat = [] {
+    auto c = Catalog::load();
+    EXPECT_TRUE(c) << c.error().str();
+    return std::move(*c);
+  }();
+  return cat;
+}
+
+TEST(Catalog, BuiltinLoadsCleanly) {
+  const Catalog& cat = builtin();
+  EXPECT_TRUE(cat.problems().empty()) << all(cat.problems());
+  EXPECT_GE(cat.models().size(), 32u);
+  EXPECT_GE(cat.hardware().size(), 8u);
+  EXPECT_GE(cat.recipes().size(), 700u);
+  for (const auto& e : cat.recipes()) EXPECT_EQ(e.origin, "builtin");
+  // Every recipe names a model and a GPU the catalog knows (the generator's contract).
+  for (const auto& e : cat.recipes()) {
+    if (!e.recipe.model.empty()) {
+      EXPECT_NE(cat.model_entry(e.recipe.model), nullptr) << e.recipe.name;
+    }
+    if (!e.recipe.gpu.empty()) {
+      EXPECT_NE(cat.hardware_entry(e.recipe.gpu), nullptr) << e.recipe.name;
+    }
+  }
+}
+
+TEST(Catalog, LoadTimeIsSmall) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto c = Catalog::load();
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(c);
+  std::printf("[ info ] loaded %zu models, %zu GPUs, %zu recipes in %.3f s\n", c->models().size(),
+              c->hardware().size(), c->recipes().size(), s);
+  EXPECT_LT(s, 10.0);  // generous for Debug/ASan; Release is well under a second (see the report)
+}
+
+TEST(Catalog, FindModelByNameAliasHfIdAndFoldedSpelling) {
+  const Catalog& cat = builtin();
+  for (const char* ref : {"Qwen3-30B-A3B", "qwen3_30b_a3b", "Qwen/Qwen3-30B-A3B", "QWEN3 30B A3B"}) {
+    auto m = cat.find_model(ref);
+    ASSERT_TRUE(m) << ref << ": " << m.error().str();
+    EXPECT_EQ(m->name, "Qwen3-30B-A3B") << ref;
+    EXPECT_TRUE(m->has_architecture);
+    EXPECT_EQ(m->num_layers(), 48);
+  }
+  auto llama = cat.find_model("llama3-70b");
+  ASSERT_TRUE(llama);
+  EXPECT_EQ(llama->name, "Llama-3-70B");
+}
+
+TEST(Catalog, MissSuggestsButNeverSubstitutes) {
+  const Catalog& cat = builtin();
+  auto m = cat.find_model("Qwen3-30B-A4B");
+  ASSERT_FALSE(m);
+  EXPECT_EQ(m.error().message, "unknown model 'Qwen3-30B-A4B'");
+  EXPECT_EQ(m.error().fix, "did you mean 'Qwen3-30B-A3B'?");
+  auto far = cat.find_model("totally-unknown-model-xyz");
+  ASSERT_FALSE(far);
+  EXPECT_THAT(far.error().fix, HasSubstr("recipebook list --models"));
+  auto h = cat.find_hardware("h10");
+  ASSERT_FALSE(h);
+  EXPECT_EQ(h.error().fix, "did you mean 'h100'?");
+  auto r = cat.find_recipe("qwen3_30b_a3b_pretrain_config_typo");
+  ASSERT_FALSE(r);
+  EXPECT_THAT(r.error().message, HasSubstr("unknown recipe"));
+  auto missing_file = cat.find_model("./nope/config.json");
+  ASSERT_FALSE(missing_file);
+  EXPECT_THAT(missing_file.error().message, HasSubstr("no such file"));
+}
+
+TEST(Catalog, StubModelIsReturnedAsIs) {
+  const Catalog& cat = builtin();
+  auto m = cat.find_model("deepseek_v2");
+  ASSERT_TRUE(m) << m.error().str();
+  EXPECT_FALSE(m->has_architecture);
+}
+
+TEST(Catalog, FindHardwareByAlias) {
+  const Catalog& cat = builtin();
+  for (const char* ref : {"h100", "H100-SXM", "DGX-H100", "h100_sxm"}) {
+    auto h = cat.find_hardware(ref);
+    ASSERT_TRUE(h) << ref;
+    EXPECT_EQ(h->name, "h100");
+    EXPECT_TRUE(h->has_specs);
+    EXPECT_GT(h->memory_bytes, 79e9);
+  }
+}
+
+TEST(Catalog, Seed002RecordIsInTheCatalog) {
+  const Catalog& cat = builtin();
+  auto r = cat.find_recipe("attune-48gpu-tp2-pp6-ep8");
+  ASSERT_TRUE(r) << r.error().str();
+  const Recipe& rec = (*r)->recipe;
+  EXPECT_EQ(rec.kind, RecipeKind::kVerified);
+  EXPECT_EQ(rec.mode, Mode::kSft);
+  EXPECT_TRUE(rec.layout_known);
+  EXPECT_EQ(rec.layout.tp * rec.layout.pp * rec.layout.cp * rec.layout.dp, rec.gpus);
+  EXPECT_EQ(rec.layout.ep, 8);
+  EXPECT_EQ(rec.seq, 8192);
+  EXPECT_THAT(rec.where.file, HasSubstr("builtin:recipes/"));
+  ASSERT_NE((*r)->tree.get("correctness"), nullptr);  // the whole record is kept
+}
+
+TEST(Catalog, ListFilters) {
+  const Catalog& cat = builtin();
+  RecipeFilter f;
+  f.model = "qwen3_30b_a3b";
+  f.gpu = "H100-SXM";
+  const auto rows = cat.list(f);
+  ASSERT_FALSE(rows.empty());
+  const ModelEntry* want = cat.model_entry("Qwen3-30B-A3B");
+  for (const auto* e : rows) {
+    EXPECT_EQ(cat.model_entry(e->recipe.model), want) << e->recipe.name;
+    EXPECT_EQ(cat.hardware_entry(e->recipe.gpu), cat.hardware_entry("h100")) << e->recipe.name;
+  }
+  RecipeFilter g;
+  g.model = "qwen3";  // a family substring
+  g.mode = Mode::kSft;
+  g.measured_only = true;
+  for (const auto* e : cat.list(g)) {
+    EXPECT_EQ(e->recipe.mode, Mode::kSft);
+    EXPECT_TRUE(e->recipe.tokens_per_s_per_gpu || !e->recipe.measurements.empty());
+    EXPECT_NE(fold_name(e->recipe.model).find("qwen3"), std::string::npos);
+  }
+  RecipeFilter none;
+  EXPECT_EQ(cat.list(none).size(), cat.recipes().size());
+}
+
+TEST(Catalog, UserFolderOverridesAddsAndReportsProblems) {
+  test::TempDir dir;
+  dir.write("models/llama.yaml",
+            "name: Llama-3-8B\nsource: mine\narchitecture:\n  hidden: 1024\n  vocab: 1000\n"
+            "  attention: {heads: 8, kv_heads: 8, head_dim: 128}\n  layers: {count: 2}\n");
+  dir.write("hardware/x1.yaml", "name: x1\nsource: mine\nmemory: 10 GB\npeak: {bf16: 100 TFLOP/s}\n");
+  dir.write("recipes/a/base.yaml",
+            "name: my_base\nmodel: Llama-3-8B\ngpu: {type: x1, count: 8}\n"
+            "layout: {tp: 2, pp: 1, cp: 1, ep: 1}\nworkload: {row_tokens: 4096, global_batch: 64, precision: "
+            "bf16}\n");
+  dir.write("recipes/a/child.yaml",
+            "extends: my_base\ngpu: {count: 16}\nlayout: {tp: 4}\nworkload: {precision: fp8_cs}\n");
+  dir.write("recipes/a/loop1.yaml", "name: loop1\nextends: loop2\n");
+  dir.write("recipes/a/loop2.yaml", "name: loop2\nextends: loop1\n");
+  dir.write("recipes/a/orphan.yaml", "name: orphan\nextends: no_such_base\n");
+  dir.write("recipes/b/broken.yaml", "name: broken\nlayout: {tp: 2\n");
+  dir.write("recipes/b/typo.yaml", "name: typo\nlayuot: {tp: 2}\nmodel: x\ngpu: {type: h100, count: 1}\n");
+  dir.write("recipes/b/dup1.yaml", "name: dup\nmodel: x\ngpu: {type: h100, count: 1}\n");
+  dir.write("recipes/b/dup2.yaml", "name: dup\nmodel: x\ngpu: {type: h100, count: 1}\n");
+  auto cat = Catalog::load({dir.path()});
+  ASSERT_TRUE(cat) << cat.error().str();
+  const std::string problems = all(cat->problems());
+
+  auto m = cat->find_model("llama3_8b");  // the built-in alias still resolves, to the override
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->hidden, 1024);
+  const ModelEntry* me = cat->model_entry("Llama-3-8B");
+  ASSERT_NE(me, nullptr);
+  EXPECT_EQ(me->origin, dir.path());
+  EXPECT_TRUE(cat->find_hardware("x1"));
+
+  auto child = cat->resolved("child");  // name = file stem
+  ASSERT_TRUE(child) << child.error().str();
+  EXPECT_EQ(child->name, "child");
+  EXPECT_EQ(child->model, "Llama-3-8B");  // from the base
+  EXPECT_EQ(child->gpu, "x1");
+  EXPECT_EQ(child->gpus, 16);  // overridden
+  EXPECT_EQ(child->layout.tp, 4);
+  EXPECT_EQ(child->layout.dp, 4);    // 16 / (4 x 1 x 1)
+  EXPECT_TRUE(child->layout_known);  // pp, cp, ep from the base
+  EXPECT_EQ(child->layout.precision, Precision::kFp8Cs);
+  EXPECT_EQ(child->seq, 4096);
+  EXPECT_EQ((*cat->find_recipe("child"))->recipe.gpus, 16);  // the entry holds the resolved record
+
+  auto loop = cat->resolved("loop1");
+  ASSERT_FALSE(loop);
+  EXPECT_THAT(loop.error().message, HasSubstr("cycle: loop1 -> loop2 -> loop1"));
+  EXPECT_THAT(problems, HasSubstr("[RB-EXTENDS-CYCLE]"));
+  auto orphan = cat->resolved("orphan");
+  ASSERT_FALSE(orphan);
+  EXPECT_THAT(orphan.error().message, HasSubstr("extends unknown recipe 'no_such_base'"));
+  EXPECT_THAT(problems, HasSubstr("orphan.yaml:2:10: error [RB-EXTENDS-UNKNOWN]"));
+
+  EXPECT_THAT(problems, HasSubstr("broken.yaml:3:1: error [RB-YAML-SYNTAX]"));
+  EXPECT_FALSE(cat->find_recipe("broken"));
+  EXPECT_THAT(
+      problems,
+      HasSubstr(
+          "typo.yaml:2:1: error [RB-SCHEMA-UNKNOWN-KEY] unknown key 'layuot' (fix: did you mean 'layout'?)"));
+  EXPECT_THAT(problems,
+              HasSubstr("dup2.yaml:1:1: error [RB-CATALOG-DUPLICATE] recipe 'dup' is defined twice"));
+  EXPECT_TRUE(cat->find_recipe("dup"));
+  EXPECT_THAT(problems, ::testing::Not(HasSubstr("child.yaml")));  // complete once resolved
+  EXPECT_GE(cat->recipes().size(), builtin().recipes().size() + 5);
+}
+
+TEST(Catalog, MissingFolderIsAnError) {
+  auto cat = Catalog::load({"/nonexistent/recipebook/catalog"});
+  ASSERT_FALSE(cat);
+  EXPECT_THAT(cat.error().message, HasSubstr("does not exist"));
+  test::TempDir empty;
+  auto warn = Catalog::load({empty.path()});
+  ASSERT_TRUE(warn);
+  EXPECT_THAT(all(warn->problems()), HasSubstr("RB-CATALOG-EMPTY-DIR"));
+}
+
+TEST(Catalog, ModelByPathAndCheckFile) {
+  test::TempDir dir;
+  const std::string good =
+      dir.write("m.yaml",
+                "name: Tiny\nsource: t\narchitecture:\n  hidden: 64\n  vocab: 100\n"
+                "  attention: {heads: 4, kv_heads: 4, head_dim: 16}\n  layers: {count: 3}\n");
+  auto m = builtin().find_model(good);
+  ASSERT_TRUE(m) << m.error().str();
+  EXPECT_EQ(m->name, "Tiny");
+  EXPECT_EQ(m->num_layers(), 3);
+  const std::string bad =
+      dir.write("recipes/r.yaml", "name: r\ngpu: {type: h100, count: -8}\nkind: verifed\n");
+  const FileCheck fc = builtin().check_file(bad);
+  EXPECT_EQ(fc.kind, EntryKind::kRecipe);
+  EXPECT_TRUE(fc.parsed);
+  EXPECT_FALSE(fc.recipe);
+  const std::string text = all(fc.findings);
+  EXPECT_THAT(text, HasSubstr("r.yaml:2:26: error [RB-SCHEMA-RANGE] `gpu.count` must be >= 1, found -8"));
+  EXPECT_THAT(text, HasSubstr("r.yaml:3:7: error [RB-SCHEMA-ENUM]"));
+  EXPECT_EQ(Catalog::kind_of_path("catalog/models/x.yaml"), EntryKind::kModel);
+  EXPECT_EQ(Catalog::kind_of_path("/a/hardware/h.yaml"), EntryKind::kHardware);
+  EXPECT_EQ(Catalog::kind_of_path("my_recipe.yaml"), EntryKind::kRecipe);
+  const FileCheck missing = builtin().check_file(dir.path() + "/nope.yaml");
+  ASSERT_EQ(missing.findings.size(), 1u);
+  EXPECT_EQ(missing.findings[0].rule_id, "RB-FILE-READ");
+}
+
+}  // namespace
+}  // namespace rb
