@@ -8,8 +8,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
+#include "recipebook/catalog/schema.hpp"
 #include "recipebook/catalog/yaml_tree.hpp"
 #include "recipebook/core/diagnostic.hpp"
 #include "recipebook/core/hardware.hpp"
@@ -38,11 +41,27 @@ struct HardwareEntry {
   std::string origin;
 };
 
+// The three kinds of catalog file, by folder: models/, hardware/, recipes/.
+enum class EntryKind { kModel, kHardware, kRecipe };
+
+// One file checked on its own (`recipebook check FILE`): parse, schema, conversion. `findings` holds
+// them all (a parse error becomes a finding with the Error's code as rule id); the typed entry is set
+// when the file converted without errors.
+struct FileCheck {
+  EntryKind kind = EntryKind::kRecipe;
+  bool parsed = false;
+  YNode tree;
+  Diagnostics findings;
+  std::optional<ModelEntry> model;
+  std::optional<HardwareEntry> hardware;
+  std::optional<RecipeEntry> recipe;
+};
+
 struct RecipeFilter {
   std::string model;  // catalog model name, alias or family substring (case-insensitive)
   std::optional<Mode> mode;
-  std::string gpu;    // hardware name or alias
-  int gpus = 0;       // exact GPU count; 0 = any
+  std::string gpu;  // hardware name or alias
+  int gpus = 0;     // exact GPU count; 0 = any
   std::optional<RecipeKind> kind;
   bool measured_only = false;  // has a result or at least one measurement
 };
@@ -69,12 +88,39 @@ class Catalog {
   // an unknown base or a cycle.
   [[nodiscard]] Result<Recipe> resolved(const std::string& name) const;
 
+  // --- added by the catalog module ---
+
+  // The record's tree with its `extends` chain merged in (base first; maps merge key by key, a
+  // child's list or scalar replaces the base's; positions stay those of the file each value came
+  // from), or the Error resolved() would give.
+  [[nodiscard]] Result<YNode> resolved_tree(const std::string& name) const;
+
+  // Entries by exact catalog reference (name, alias, HF id; folded), nullptr when absent. No paths,
+  // no suggestions: for callers that only ask "is this known?".
+  [[nodiscard]] const ModelEntry* model_entry(std::string_view ref) const;
+  [[nodiscard]] const HardwareEntry* hardware_entry(std::string_view ref) const;
+
+  // The compiled schema of a kind (nullptr if the built-in schema failed to compile, which is then
+  // in problems()).
+  [[nodiscard]] const Schema* schema(EntryKind kind) const;
+  // Checks one file against this catalog's schemas: parse, schema, conversion. `kind` defaults to
+  // kind_of_path(path).
+  [[nodiscard]] FileCheck check_file(const std::string& path, std::optional<EntryKind> kind = {}) const;
+  // Same for text already in memory (`file` names it in positions).
+  [[nodiscard]] FileCheck check_text(std::string_view text, const std::string& file, EntryKind kind) const;
+  // models/ -> kModel, hardware/ -> kHardware, anything else -> kRecipe (by the path's folders).
+  static EntryKind kind_of_path(std::string_view path);
+
  private:
+  friend struct CatalogLoader;
   std::vector<ModelEntry> models_;
   std::vector<HardwareEntry> hardware_;
   std::vector<RecipeEntry> recipes_;
   std::map<std::string, size_t> recipe_index_;  // name -> index in recipes_
   Diagnostics problems_;
+  std::unordered_map<std::string, size_t> model_index_;     // folded name/alias/HF id -> models_
+  std::unordered_map<std::string, size_t> hardware_index_;  // folded name/alias/display -> hardware_
+  std::vector<std::optional<Schema>> schemas_;              // by EntryKind
 };
 
 }  // namespace rb

@@ -312,13 +312,13 @@ Result<YNode> parse_yaml(std::string_view text, const std::string& file) {
   }
 }
 
-Result<YNode> load_yaml_file(const std::string& path) {
+Result<std::string> read_text_file(const std::string& path) {
   std::error_code ec;
   const auto st = std::filesystem::status(path, ec);
   if (ec || !std::filesystem::exists(st))
-    return failure("cannot read " + path + ": " +
-                       (ec ? ec : std::make_error_code(std::errc::no_such_file_or_directory)).message(),
-                   Where{}, "", kCodeRead);
+    return failure(
+        "cannot read " + path + ": " + (ec ? ec : std::make_error_code(std::errc::no_such_file_or_directory)).message(),
+        Where{}, "", kCodeRead);
   if (std::filesystem::is_directory(st))
     return failure("cannot read " + path + ": it is a directory", Where{}, "", kCodeRead);
   std::ifstream in(path, std::ios::binary);
@@ -326,9 +326,14 @@ Result<YNode> load_yaml_file(const std::string& path) {
   std::ostringstream buf;
   buf << in.rdbuf();
   if (in.bad()) return failure("cannot read " + path + ": read error", Where{}, "", kCodeRead);
-  const std::string text = buf.str();
-  if (text.empty()) return failure("empty file", Where{path, 0, 0}, "", kCodeSyntax);
-  return parse_yaml(text, path);
+  return buf.str();
+}
+
+Result<YNode> load_yaml_file(const std::string& path) {
+  auto text = read_text_file(path);
+  if (!text) return tl::unexpected<Error>(text.error());
+  if (text->empty()) return failure("empty file", Where{path, 0, 0}, "", kCodeSyntax);
+  return parse_yaml(*text, path);
 }
 
 }  // namespace rb

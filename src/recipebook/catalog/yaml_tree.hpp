@@ -56,6 +56,10 @@ Result<YNode> parse_yaml(std::string_view text, const std::string& file);
 // Reads and parses a file ("cannot read FILE: reason" when it cannot be read).
 Result<YNode> load_yaml_file(const std::string& path);
 
+// Reads a whole file as bytes: "cannot read FILE: reason" (missing, a directory, unreadable), with
+// the code RB-FILE-READ.
+Result<std::string> read_text_file(const std::string& path);
+
 // The tree as JSON text (for `--json` output and for tests), keys in file order.
 std::string to_json_text(const YNode& node);
 
