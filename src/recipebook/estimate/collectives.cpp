@@ -1,0 +1,63 @@
+#include "recipebook/estimate/collectives.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace rb {
+namespace {
+
+// Per-call latencies (NCCL launch + protocol), Calculon's `latency` term; not fitted.
+constexpr double kNvlinkLatencyS = 10e-6;
+constexpr double kScaleoutLatencyS = 25e-6;
+
+}  // namespace
+
+Links make_links(const Hardware& hw, const Efficiency& eff, int cluster_gpus_per_node, int world) {
+  Links l;
+  l.nvlink_bytes_per_s = std::max(1.0, hw.nvlink_bytes_per_s * eff.nvlink);
+  l.scaleout_bytes_per_s = std::max(1.0, hw.scaleout_bytes_per_s * eff.scaleout);
+  int domain = std::max(1, hw.nvlink_domain);
+  // A cluster of nodes smaller than the hardware's NVLink domain (HGX nodes) is bounded by the node.
+  if (cluster_gpus_per_node > 0 && hw.nvlink_domain <= hw.gpus_per_node) domain = std::min(domain, cluster_gpus_per_node);
+  l.domain = std::max(1, std::min(domain, std::max(1, world)));
+  l.nvlink_latency_s = kNvlinkLatencyS;
+  l.scaleout_latency_s = kScaleoutLatencyS;
+  return l;
+}
+
+Span group_span(const Group& grp, int domain) {
+  Span s;
+  const int n = std::max(1, grp.size);
+  const int stride = std::max(1, grp.stride);
+  const int k = stride >= domain ? 1 : std::min(n, std::max(1, domain / stride));
+  s.k = k;
+  s.g = std::ceil(static_cast<double>(n) / k);
+  return s;
+}
+
+double reduce_scatter_s(double bytes, const Group& grp, const Links& links) {
+  if (grp.size <= 1 || bytes <= 0) return 0.0;
+  const Span s = group_span(grp, links.domain);
+  double t = 0.0;
+  if (s.k > 1) t += links.nvlink_latency_s + (s.k - 1.0) / s.k * bytes / links.nvlink_bytes_per_s;
+  if (s.g > 1) t += links.scaleout_latency_s + (s.g - 1.0) / s.g * (bytes / s.k) / links.scaleout_bytes_per_s;
+  return t;
+}
+
+double all_to_all_s(double bytes, const Group& grp, const Links& links) {
+  if (grp.size <= 1 || bytes <= 0) return 0.0;
+  const double n = grp.size;
+  const Span s = group_span(grp, links.domain);
+  const double intra = (s.k - 1.0) / n * bytes / links.nvlink_bytes_per_s;
+  const double inter = (n - s.k) / n * bytes / links.scaleout_bytes_per_s;
+  const double latency = s.g > 1 ? links.scaleout_latency_s : links.nvlink_latency_s;
+  return latency + std::max(intra, inter);
+}
+
+double p2p_s(double bytes, int distance, const Links& links) {
+  if (bytes <= 0) return 0.0;
+  if (distance < links.domain) return links.nvlink_latency_s + bytes / links.nvlink_bytes_per_s;
+  return links.scaleout_latency_s + bytes / links.scaleout_bytes_per_s;
+}
+
+}  // namespace rb

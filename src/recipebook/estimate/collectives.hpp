@@ -1,0 +1,47 @@
+// Collective communication times, alpha-beta models per tier (Calculon, SC'23: t = latency +
+// size x scalar x (1 + offset / n) / (bw x eff); REFERENCES.md F), two tiers: the NVLink domain and
+// scale-out. A group whose span fits in one NVLink domain runs at NVLink bandwidth; a larger one
+// runs hierarchically: the part inside a domain over NVLink, the rest over the scale-out NICs.
+#pragma once
+
+#include "recipebook/core/hardware.hpp"
+#include "recipebook/estimate/stages.hpp"
+
+namespace rb {
+
+// The links one GPU sees, with efficiencies applied (bytes/s per direction) and per-call latency.
+struct Links {
+  double nvlink_bytes_per_s = 0;
+  double scaleout_bytes_per_s = 0;
+  int domain = 8;  // GPUs per NVLink domain (72 on NVL72; the node otherwise)
+  double nvlink_latency_s = 0;
+  double scaleout_latency_s = 0;
+};
+
+Links make_links(const Hardware& hw, const Efficiency& eff, int cluster_gpus_per_node, int world);
+
+// Members of a group that share one NVLink domain (k) and the number of domains it spans (g).
+struct Span {
+  double k = 1;
+  double g = 1;
+};
+Span group_span(const Group& grp, int domain);
+
+// Reduce-scatter or all-gather of `bytes` (the full, unsharded buffer) over the group:
+// (k-1)/k x bytes over NVLink, then (g-1)/g x bytes/k over scale-out.
+double reduce_scatter_s(double bytes, const Group& grp, const Links& links);
+inline double all_gather_s(double bytes, const Group& grp, const Links& links) {
+  return reduce_scatter_s(bytes, grp, links);
+}
+inline double all_reduce_s(double bytes, const Group& grp, const Links& links) {
+  return 2.0 * reduce_scatter_s(bytes, grp, links);
+}
+
+// All-to-all where each rank sends `bytes` in total, spread evenly over the group (itself included):
+// the NVLink and scale-out parts run at the same time, the slower one sets the time.
+double all_to_all_s(double bytes, const Group& grp, const Links& links);
+
+// Point-to-point send of `bytes` to a rank `distance` ranks away.
+double p2p_s(double bytes, int distance, const Links& links);
+
+}  // namespace rb

@@ -1,0 +1,124 @@
+#include "recipebook/estimate/estimate.hpp"
+
+#include <cmath>
+
+#include "recipebook/estimate/params.hpp"
+
+namespace rb {
+
+std::string_view invalid_reason_name(InvalidReason r) {
+  switch (r) {
+    case InvalidReason::kNone: return "none";
+    case InvalidReason::kNoArchitecture: return "the model has no architecture";
+    case InvalidReason::kNoHardwareSpecs: return "the GPU has no memory or peak figures";
+    case InvalidReason::kPrecisionUnsupported: return "the GPU has no dense peak for this precision";
+    case InvalidReason::kZeroDegree: return "a parallel degree or the micro batch is below 1";
+    case InvalidReason::kGpuCountMismatch: return "tp x pp x cp x dp is not the GPU count";
+    case InvalidReason::kSequence: return "the sequence length is not positive";
+    case InvalidReason::kBatch: return "the global batch is not a positive multiple of mbs x dp";
+    case InvalidReason::kStages: return "the layers do not split into pp x vp stages";
+    case InvalidReason::kExperts: return "the experts do not divide by EP (or the model has none)";
+    case InvalidReason::kExpertGroups: return "tp x cp x dp is not divisible by ep x etp";
+    case InvalidReason::kHeads: return "the attention heads do not divide by TP";
+  }
+  return "unknown";
+}
+
+double prepared_flops_per_token(const PreparedModel& pm, int64_t seq, int tp) {
+  const LayerSums& all = pm.prefix.back();
+  const double s = static_cast<double>(seq);
+  const double w = pm.window;
+  const double swa_ctx = (pm.window > 0 && w < s) ? w - w * (w - 1.0) / (2.0 * s) : s / 2.0;
+  auto fwd = [&](const LayerSums& x) {
+    return x.gemm_flops + x.expert_flops + x.full_core * s / 2.0 + x.swa_core * swa_ctx + x.fixed_core;
+  };
+  const double logits = 2.0 * pm.hidden * static_cast<double>(padded_vocab(pm.model.vocab, tp)) *
+                        (1 + pm.model.mtp_layers);
+  return 3.0 * (fwd(all) + fwd(pm.mtp) + pm.mtp_extra_flops + logits);
+}
+
+namespace {
+
+InvalidReason check(const PreparedModel& pm, const Hardware& hw, const Workload& w, const Cluster& c, const Layout& l) {
+  const Model& m = pm.model;
+  if (!m.has_architecture || m.layers.empty() || m.hidden <= 0 || m.vocab <= 0 || pm.prefix.size() != m.layers.size() + 1)
+    return InvalidReason::kNoArchitecture;
+  if (!hw.has_specs || hw.memory_bytes <= 0 || hw.bf16_flops_per_s <= 0 || hw.hbm_bytes_per_s <= 0 ||
+      hw.nvlink_bytes_per_s <= 0 || hw.scaleout_bytes_per_s <= 0)
+    return InvalidReason::kNoHardwareSpecs;
+  if (hw.peak_flops_per_s(l.precision) <= 0) return InvalidReason::kPrecisionUnsupported;
+  if (l.tp < 1 || l.pp < 1 || l.vp < 1 || l.cp < 1 || l.ep < 1 || l.etp < 1 || l.dp < 1 || l.mbs < 1 ||
+      l.recompute_layers < 1)
+    return InvalidReason::kZeroDegree;
+  if (c.gpus > 0 && static_cast<int64_t>(l.tp) * l.pp * l.cp * l.dp != c.gpus) return InvalidReason::kGpuCountMismatch;
+  if (w.seq <= 0) return InvalidReason::kSequence;
+  const int64_t per_step = static_cast<int64_t>(l.mbs) * l.dp;
+  if (w.gbs <= 0 || w.gbs % per_step != 0) return InvalidReason::kBatch;
+  if (m.is_moe()) {
+    if (m.moe.experts % l.ep != 0) return InvalidReason::kExperts;
+    if ((static_cast<int64_t>(l.tp) * l.cp * l.dp) % (static_cast<int64_t>(l.ep) * l.etp) != 0)
+      return InvalidReason::kExpertGroups;
+  } else if (l.ep > 1 || l.etp > 1) {
+    return InvalidReason::kExperts;
+  }
+  if (m.attn.heads > 0 && m.attn.heads % l.tp != 0) return InvalidReason::kHeads;
+  return InvalidReason::kNone;
+}
+
+}  // namespace
+
+Estimate estimate(const PreparedModel& pm, const Hardware& hw, const Workload& work, const Cluster& cluster,
+                  const Layout& layout) {
+  Estimate e;
+  e.reason = check(pm, hw, work, cluster, layout);
+  if (e.reason != InvalidReason::kNone) return e;
+  const StagePlan plan = plan_stages(pm.num_layers, layout);
+  if (!plan.ok) {
+    e.reason = InvalidReason::kStages;
+    return e;
+  }
+  e.microbatches = static_cast<int>(work.gbs / (static_cast<int64_t>(layout.mbs) * layout.dp));
+
+  MemoryInputs mi;
+  mi.model = &pm;
+  mi.hw = &hw;
+  mi.mode = work.mode;
+  mi.seq = work.seq;
+  mi.lora_rank = work.lora_rank;
+  mi.microbatches = e.microbatches;
+  e.memory = memory_report(mi, layout, plan);
+
+  TimeInputs ti;
+  ti.model = &pm;
+  ti.hw = &hw;
+  ti.mode = work.mode;
+  ti.seq = work.seq;
+  ti.lora_rank = work.lora_rank;
+  ti.microbatches = e.microbatches;
+  ti.gpus_per_node = cluster.gpus_per_node;
+  e.time = step_time(ti, layout, plan);
+
+  const double world = layout.world();
+  e.tokens_per_step = static_cast<double>(work.gbs) * static_cast<double>(work.seq);
+  e.step_time_s = e.time.step_time_s;
+  if (!(e.step_time_s > 0) || !std::isfinite(e.step_time_s)) {
+    e.reason = InvalidReason::kNoHardwareSpecs;
+    return e;
+  }
+  e.tokens_per_s_per_gpu = e.tokens_per_step / e.step_time_s / world;
+  e.model_flops_per_token = prepared_flops_per_token(pm, work.seq, layout.tp);
+  e.model_tflops_per_gpu = e.model_flops_per_token * e.tokens_per_s_per_gpu / 1e12;
+  e.mfu = e.model_flops_per_token * e.tokens_per_s_per_gpu / hw.bf16_flops_per_s;
+  e.mfu_precision = e.model_flops_per_token * e.tokens_per_s_per_gpu / hw.peak_flops_per_s(layout.precision);
+  e.mfu_6n = 6.0 * static_cast<double>(pm.params.active) * e.tokens_per_s_per_gpu / hw.bf16_flops_per_s;
+  if (hw.usd_per_gpu_hour > 0)
+    e.usd_per_million_tokens = hw.usd_per_gpu_hour / (e.tokens_per_s_per_gpu * 3600.0) * 1e6;
+  if (work.tokens_budget > 0) {
+    e.gpu_hours = work.tokens_budget / (e.tokens_per_s_per_gpu * 3600.0);
+    e.days = e.gpu_hours / world / 24.0;
+  }
+  e.valid = true;
+  return e;
+}
+
+}  // namespace rb

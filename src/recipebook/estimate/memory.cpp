@@ -1,0 +1,233 @@
+#include "recipebook/estimate/memory.hpp"
+
+#include <algorithm>
+
+#include "recipebook/estimate/params.hpp"
+
+namespace rb {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// Overheads (named, modest; docs/model.md "Memory overheads"). Megatron's own estimator has none
+// besides a 1.05 factor; users report OOMs from exactly these terms (REFERENCES.md B 2b, #525).
+constexpr double kCudaContextBytes = 1.0 * kGiB;    // context + cuBLAS / cuDNN / TE workspaces
+constexpr double kNcclBytes = 0.5 * kGiB;           // communicator buffers of the groups a rank joins
+constexpr double kFlexDispatcherBytes = 1.0 * kGiB; // DeepEP / HybridEP registered buffers
+constexpr double kCudaGraphBaseBytes = 0.5 * kGiB;  // graph pools
+constexpr double kCudaGraphActFraction = 0.05;      // static input/output copies of graphed layers
+constexpr double kFragActFraction = 0.05;           // expandable segments keep fragmentation low
+constexpr double kFragStateFraction = 0.02;
+
+constexpr double kGradBytes = 2.0;  // main gradients in the parameter dtype: Megatron-Core DDP grad_reduce_in_fp32=False (its default and every Bridge perf recipe); fp32 accumulation adds 2 B/param
+constexpr double kAdamBytes = 12.0;       // fp32 master + exp_avg + exp_avg_sq
+constexpr double kAdamBytesBf16 = 6.0;    // precision-aware: bf16 moments, master as bf16 param + 16-bit remainder
+constexpr double kLogitBytesPerVocab = 2.0;  // bf16 logits; TE's fused cross entropy writes the gradient in place
+
+// Bytes per GEMM weight for the model copy (`weight`) and the extra quantized copies TE caches
+// (`copies`). Megatron-Bridge mixed-precision recipes (REFERENCES.md D): current scaling, MXFP8 and
+// NVFP4 gather the quantized parameter (fp8/fp4_param_gather), delayed and blockwise keep bf16 weights.
+struct WeightBytes {
+  double weight;
+  double copies;
+};
+WeightBytes gemm_weight_bytes(Precision p) {
+  switch (p) {
+    case Precision::kBf16: return {2.0, 0.0};
+    case Precision::kFp8Cs: return {1.0, 1.0};          // fp8 param + its transpose
+    case Precision::kFp8Ds: return {2.0, 2.0};          // bf16 param + fp8 copy + transpose
+    case Precision::kFp8Blockwise: return {2.0, 2.0};   // bf16 param + fp8 rowwise + columnwise
+    case Precision::kMxfp8: return {2.0625, 0.0};       // rowwise + columnwise e4m3, one e8m0 scale per 32
+    case Precision::kNvfp4: return {1.125, 0.0};        // rowwise + columnwise e2m1, one e4m3 scale per 16
+  }
+  return {2.0, 0.0};
+}
+
+struct Keep {
+  ActVec keep{};
+};
+
+Keep selective_keep(const Layout& l) {
+  Keep k;
+  k.keep.fill(1.0);
+  if (l.recompute != Recompute::kSelective) return k;
+  const uint32_t mods = l.recompute_modules != 0 ? l.recompute_modules : kRcDefault;
+  // core_attn: with flash attention the core keeps only its inputs and output anyway (Korthikanti's
+  // 5 a s / h term is already gone), so recomputing it frees nothing here.
+  if (mods & kRcLayernorm) k.keep[kActNormOut] = 0;
+  if (mods & kRcMlaUpProj) k.keep[kActMlaUp] = 0;
+  if (mods & kRcMlp) k.keep[kActMlp] = 0;
+  if (mods & kRcMoeAct) k.keep[kActMoeAct] = 0;
+  if (mods & kRcMoe) k.keep[kActMoe] = k.keep[kActMoeAct] = k.keep[kActShared] = 0;
+  if (mods & kRcSharedExperts) k.keep[kActShared] = 0;
+  if (mods & kRcGdnNormOut) k.keep[kActGdnNorm] = 0;
+  return k;
+}
+
+// Share of a GEMM input's 16-bit bytes saved when Transformer Engine keeps the quantized copy for
+// the weight gradient instead (FP8: 1 byte per element; NVFP4: 4 bits plus an e4m3 scale per 16).
+double quantized_input_saving(Precision p) {
+  switch (precision_class(p)) {
+    case PrecisionClass::kBf16: return 0.0;
+    case PrecisionClass::kFp8: return 0.5;
+    case PrecisionClass::kFp4: return 1.0 - 0.5625 / 2.0;
+  }
+  return 0.0;
+}
+
+// Bytes per token (of the rank's sequence shard) of layers summed in `s`.
+double act_per_token(const LayerSums& s, const Keep& k, const Layout& l) {
+  const double tp = l.tp;
+  const double norm_div = (l.sp || l.tp == 1) ? tp : 1.0;  // without SP the norm tensors are replicated
+  const double q = quantized_input_saving(l.precision);
+  double b = 0;
+  for (int i = 0; i < kNumActParts; ++i) {
+    const size_t u = static_cast<size_t>(i);
+    const double div = (i == kActNormIn || i == kActNormOut) ? norm_div : tp;
+    b += k.keep[u] * (s.act[u] - q * s.act_gemm_in[u]) / div;
+  }
+  return b;
+}
+
+}  // namespace
+
+double inflight_chunks(const Layout& l, int rank, int microbatches) {
+  const int m = std::max(1, microbatches);
+  if (l.vp <= 1) return std::max(1, std::min(m, l.pp - rank));
+  const int warm = 2 * (l.pp - rank - 1) + (l.vp - 1) * l.pp + 1;
+  return std::max(1, std::min(m * l.vp, warm));
+}
+
+MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const StagePlan& plan, int rank) {
+  const PreparedModel& pm = *in.model;
+  MemoryBreakdown mb;
+  mb.stage = rank;
+  const bool first = rank == 0;
+  const bool last = rank == l.pp - 1;
+  const double h = pm.hidden;
+  const double vpad = static_cast<double>(padded_vocab(pm.model.vocab, l.tp));
+  const double tp = l.tp;
+
+  // Layers (and their chunks) on this rank.
+  LayerSums sums;
+  int layers_here = 0;
+  for (int k = 0; k < l.vp; ++k) {
+    const int c = k * l.pp + rank;
+    accumulate(sums, pm.range(plan.begin[static_cast<size_t>(c)], plan.begin[static_cast<size_t>(c + 1)]));
+    layers_here += plan.layers_of(c);
+  }
+
+  // --- Parameters on this rank (theoretical_memory_usage.py: embedding on the first stage, output
+  // layer and MTP on the last; a tied embedding is duplicated on the last stage when pp > 1).
+  const double emb = first ? vpad * h : 0.0;
+  const double head = (last && (!pm.model.tied_embeddings || l.pp > 1)) ? vpad * h : 0.0;
+  const LayerSums none{};
+  const LayerSums& mtp = last ? pm.mtp : none;
+  const double final_norm = last ? h : 0.0;
+  const double ep_shard = static_cast<double>(l.ep) * std::max(1, l.etp);
+  const double gemm_local = (sums.p_sharded + mtp.p_sharded) / tp + (sums.p_expert + mtp.p_expert) / ep_shard;
+  const double other_local = (emb + head) / tp + sums.p_replicated + mtp.p_replicated + final_norm;
+  const double dense_local = (sums.p_sharded + mtp.p_sharded + emb + head) / tp + sums.p_replicated +
+                             mtp.p_replicated + final_norm;
+  const double expert_local = (sums.p_expert + mtp.p_expert) / ep_shard;
+  mb.params_on_rank = dense_local + expert_local;
+
+  const double dp_shard = static_cast<double>(l.dp) * l.cp;  // data_parallel_group_with_cp
+  const double edp = std::max(1, l.edp());
+  const WeightBytes wb = gemm_weight_bytes(l.precision);
+  const double weights = wb.weight * gemm_local + 2.0 * other_local;
+  const double copies = wb.copies * gemm_local;
+
+  if (in.mode == Mode::kPeft) {
+    // Frozen base: weights only. Adapters (their share of this rank's layers) carry bf16 weights,
+    // fp32 grads and Adam state, sharded like dense parameters.
+    const double adapters = static_cast<double>(lora_params(pm.model, in.lora_rank)) *
+                            (pm.num_layers > 0 ? static_cast<double>(layers_here) / pm.num_layers : 0.0) / tp;
+    mb.weights_bytes = weights + 2.0 * adapters;
+    mb.quantized_weights_bytes = copies;
+    mb.grads_bytes = kGradBytes * adapters;
+    mb.optimizer_bytes = kAdamBytes * adapters / (l.distributed_optimizer ? dp_shard : 1.0);
+  } else {
+    const double adam = l.precision_aware_optimizer ? kAdamBytesBf16 : kAdamBytes;
+    if (l.fsdp) {
+      // Megatron-FSDP optim_grads_params: weights, grads and optimizer state sharded over DP; each
+      // layer is gathered before use, double-buffered, and its gradient reduce-scattered.
+      const double sharded = dense_local / dp_shard + expert_local / edp;
+      mb.weights_bytes = weights * sharded / std::max(1.0, mb.params_on_rank);
+      mb.quantized_weights_bytes = copies / dp_shard;
+      mb.grads_bytes = kGradBytes * sharded;
+      mb.optimizer_bytes = adam * sharded;
+      const double per_layer = layers_here > 0 ? mb.params_on_rank / layers_here : 0.0;
+      mb.fsdp_buffers_bytes = per_layer * (2.0 * 2.0 + kGradBytes);
+    } else {
+      mb.weights_bytes = weights;
+      mb.quantized_weights_bytes = copies;
+      mb.grads_bytes = kGradBytes * mb.params_on_rank;
+      mb.optimizer_bytes = l.distributed_optimizer ? adam * (dense_local / dp_shard + expert_local / edp)
+                                                   : adam * mb.params_on_rank;
+    }
+  }
+
+  // --- Activations.
+  const double tokens = static_cast<double>(l.mbs) * static_cast<double>(in.seq) / l.cp;
+  const Keep keep = selective_keep(l);
+  const double norm_div = (l.sp || l.tp == 1) ? tp : 1.0;
+  const double ckpt_per_token = 2.0 * h / norm_div;  // one layer input (the full-recompute checkpoint)
+  double stored = 0.0;   // bytes per micro-batch of all chunks on this rank
+  double working = 0.0;  // full recompute: one recompute group rebuilt during backward
+  for (int k = 0; k < l.vp; ++k) {
+    const int c = k * l.pp + rank;
+    const int b = plan.begin[static_cast<size_t>(c)];
+    const int e = plan.begin[static_cast<size_t>(c + 1)];
+    const int n = e - b;
+    int offloaded = std::min(n, std::max(0, l.cpu_offload_layers));
+    const int start = b + offloaded;
+    if (l.recompute == Recompute::kFull) {
+      const int group = std::max(1, std::min(l.recompute_layers, n));
+      if (l.recompute_method == RecomputeMethod::kUniform) {
+        const int groups = (n + group - 1) / group;
+        stored += tokens * groups * ckpt_per_token;
+        working = std::max(working, tokens * act_per_token(pm.range(b, b + group), keep, l));
+      } else {  // block: the first `group` layers keep only their inputs, the rest everything
+        stored += tokens * (group * ckpt_per_token + act_per_token(pm.range(b + group, e), keep, l));
+        working = std::max(working, tokens * act_per_token(pm.range(b, b + 1), keep, l));
+      }
+    } else {
+      stored += tokens * act_per_token(pm.range(start, e), keep, l);
+    }
+  }
+  const double chunks = inflight_chunks(l, rank, in.microbatches);
+  mb.activations_bytes = stored / l.vp * chunks + working;
+  if (last) {
+    mb.activations_bytes += tokens * act_per_token(pm.mtp, keep, l);
+    mb.logits_bytes = tokens * kLogitBytesPerVocab * vpad / tp * (1 + pm.model.mtp_layers);
+  }
+
+  // --- Overheads.
+  mb.cuda_context_bytes = kCudaContextBytes;
+  mb.nccl_buffers_bytes = kNcclBytes;
+  if (pm.experts > 0 && (l.dispatcher == Dispatcher::kFlexDeepep || l.dispatcher == Dispatcher::kFlexHybridep))
+    mb.nccl_buffers_bytes += kFlexDispatcherBytes;
+  if (l.cuda_graph != CudaGraph::kNone)
+    mb.cuda_graphs_bytes = kCudaGraphBaseBytes + kCudaGraphActFraction * mb.activations_bytes;
+  mb.fragmentation_bytes = kFragActFraction * (mb.activations_bytes + mb.logits_bytes) +
+                           kFragStateFraction * (mb.weights_bytes + mb.quantized_weights_bytes + mb.grads_bytes +
+                                                 mb.optimizer_bytes + mb.fsdp_buffers_bytes);
+  mb.peak_bytes = mb.sum();
+  mb.capacity_bytes = in.hw->memory_bytes;
+  mb.fits = mb.peak_bytes <= mb.capacity_bytes;
+  return mb;
+}
+
+MemoryReport memory_report(const MemoryInputs& in, const Layout& l, const StagePlan& plan) {
+  MemoryReport r;
+  r.stages = std::min(l.pp, kMaxStages);
+  for (int rank = 0; rank < l.pp; ++rank) {
+    const MemoryBreakdown mb = rank_memory(in, l, plan, rank);
+    if (rank < kMaxStages) r.stage_peak_bytes[static_cast<size_t>(rank)] = mb.peak_bytes;
+    if (rank == 0 || mb.peak_bytes > r.worst.peak_bytes) r.worst = mb;
+  }
+  return r;
+}
+
+}  // namespace rb

@@ -1,0 +1,72 @@
+// Memory per GPU, in named parts, for every pipeline rank and the worst one.
+//
+// Sources (docs/model.md, "Memory"): Megatron-LM megatron/training/theoretical_memory_usage.py
+// (weights and optimizer: 6 + 12/DP bytes per parameter with the distributed optimizer, expert
+// parameters over expert-DP = world / (ETP EP PP), the first-stage shard); Korthikanti et al. 2022
+// (arXiv 2205.05198) Table 2 and Sec. 4.2.3 for activations and the pipeline in-flight factors;
+// Megatron-Core schedules.py `get_num_warmup_microbatches` for the interleaved schedule; Calculon
+// (SC'23) for full recompute keeping only block checkpoints.
+#pragma once
+
+#include <array>
+
+#include "recipebook/core/hardware.hpp"
+#include "recipebook/core/layout.hpp"
+#include "recipebook/estimate/prepared.hpp"
+#include "recipebook/estimate/stages.hpp"
+
+namespace rb {
+
+struct MemoryBreakdown {
+  double weights_bytes = 0;            // model weights (bf16, or the quantized parameter with *_param_gather)
+  double quantized_weights_bytes = 0;  // FP8/FP4 weight copies and transposes kept next to bf16 weights
+  double grads_bytes = 0;              // main gradients (fp32; sharded with FSDP)
+  double optimizer_bytes = 0;          // fp32 master + Adam moments (bf16 with the precision-aware optimizer)
+  double activations_bytes = 0;        // saved activations of the micro-batches in flight
+  double logits_bytes = 0;             // LM-head logits and their gradient (last stage, one micro-batch)
+  double fsdp_buffers_bytes = 0;       // FSDP all-gather / reduce-scatter buffers
+  double cuda_context_bytes = 0;       // CUDA context, cuBLAS/cuDNN/TE workspaces
+  double nccl_buffers_bytes = 0;       // NCCL communicator buffers, MoE dispatcher buffers
+  double cuda_graphs_bytes = 0;        // CUDA-graph pools (static inputs/outputs)
+  double fragmentation_bytes = 0;      // allocator fragmentation margin
+
+  double params_on_rank = 0;  // parameters held by this GPU (before optimizer sharding)
+  int stage = 0;              // pipeline rank this breakdown is for
+  double peak_bytes = 0;
+  double capacity_bytes = 0;
+  bool fits = false;
+
+  [[nodiscard]] double sum() const {
+    return weights_bytes + quantized_weights_bytes + grads_bytes + optimizer_bytes + activations_bytes +
+           logits_bytes + fsdp_buffers_bytes + cuda_context_bytes + nccl_buffers_bytes + cuda_graphs_bytes +
+           fragmentation_bytes;
+  }
+};
+
+struct MemoryReport {
+  MemoryBreakdown worst;  // the pipeline rank with the highest peak
+  int stages = 0;         // pipeline ranks reported in stage_peak_bytes (min(pp, kMaxStages))
+  std::array<double, kMaxStages> stage_peak_bytes{};
+};
+
+struct MemoryInputs {
+  const PreparedModel* model = nullptr;
+  const Hardware* hw = nullptr;
+  Mode mode = Mode::kPretrain;
+  int64_t seq = 0;
+  int lora_rank = 16;
+  int microbatches = 1;  // per pipeline per step: gbs / (mbs dp)
+};
+
+// Memory of pipeline rank `rank` for a valid layout and stage plan.
+MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const StagePlan& plan, int rank);
+
+// Every pipeline rank and the worst one.
+MemoryReport memory_report(const MemoryInputs& in, const Layout& l, const StagePlan& plan);
+
+// Micro-batches (of one chunk each) whose activations rank `rank` holds at the peak: 1F1B
+// min(m, pp - rank); interleaved min(m vp, 2 (pp - rank - 1) + (vp - 1) pp + 1) chunks, which on the
+// first rank is Korthikanti's (1 + (p - 1) / (p v)) x p micro-batches of its layers.
+double inflight_chunks(const Layout& l, int rank, int microbatches);
+
+}  // namespace rb

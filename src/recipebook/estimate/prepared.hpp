@@ -1,0 +1,83 @@
+// A model prepared once for many estimates: per-layer parameter, FLOP and activation coefficients
+// with prefix sums, so that the sums over any pipeline stage cost O(1) and `estimate()` allocates
+// nothing. The planner builds one PreparedModel per model and reuses it across millions of layouts.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "recipebook/core/model.hpp"
+#include "recipebook/estimate/params.hpp"
+
+namespace rb {
+
+// Activation components of one layer, in bytes per token (16-bit tensors, before any TP/CP
+// division). Which of them survive depends on the recompute choice (memory.cpp).
+enum ActPart : int {
+  kActNormIn = 0,   // inputs of the pre-norms (the residual stream): 2 h per sub-block
+  kActNormOut,      // norm outputs = inputs of the first GEMM of each sub-block: 2 h per sub-block
+  kActAttn,         // Q, K, V and the core output (flash attention: no s^2 term)
+  kActMlaUp,        // MLA up-projection outputs (q, k, v after the LoRA up-projections)
+  kActMlp,          // dense MLP: fc1 output and activation output
+  kActMoeAct,       // routed experts: activation outputs (fc2 inputs)
+  kActMoe,          // routed experts: permuted inputs, fc1 outputs, fc2 outputs; router logits
+  kActShared,       // shared experts: fc1 output and activation output
+  kActGdn,          // GDN: projections, conv outputs, gates, core output
+  kActGdnNorm,      // GDN: gated-norm output (gdn_norm_out recompute)
+  kActMamba,        // Mamba-2: in_proj output, conv output, scan output, norm
+  kNumActParts
+};
+
+using ActVec = std::array<double, kNumActParts>;
+
+// Everything that is summed over layers, as one record (one per layer and one prefix sum per layer).
+struct LayerSums {
+  double p_sharded = 0;     // TP-sharded parameters
+  double p_replicated = 0;  // parameters replicated across TP
+  double p_expert = 0;      // routed-expert parameters (sharded over EP x ETP)
+  double gemm_flops = 0;    // forward FLOPs per token, dense GEMMs (Megatron's count)
+  double expert_flops = 0;  // forward FLOPs per token, routed experts
+  double mlp_flops = 0;     // the dense-MLP part of gemm_flops
+  double shared_flops = 0;  // the shared-expert part of gemm_flops
+  double full_core = 0;     // forward core-attention FLOPs per token per token of causal context
+  double swa_core = 0;      // the same for sliding-window layers (context from `window`)
+  double fixed_core = 0;    // forward FLOPs per token of GDN conv/delta rule and Mamba scan
+  double sub_blocks = 0;    // sub-blocks with TP collectives (mixer, dense MLP, shared experts)
+  double attn_layers = 0;   // layers whose mixer is softmax attention or MLA (CP ring exchange)
+  double linear_layers = 0; // GDN / Mamba layers (CP all-to-all)
+  double moe_layers = 0;
+  double kv_bytes = 0;      // K and V bytes per token of attention layers (CP exchange)
+  ActVec act{};
+  ActVec act_gemm_in{};  // the part of `act` that is a GEMM input (saved quantized under FP8/FP4)
+};
+
+struct PreparedModel {
+  Model model;  // a copy: the PreparedModel is self-contained
+  ParamCounts params;
+  bool hybrid = false;  // Megatron-Bridge's hybrid (Mamba) FLOPs path
+  int window = 0;       // the sliding window of windowed layers (0: none)
+
+  std::vector<LayerSums> prefix;  // prefix[i] = sum of layers [0, i); size L + 1
+  LayerSums mtp;                  // all MTP layers together (they live on the last stage)
+  double mtp_extra_flops = 0;     // forward FLOPs per token of MTP eh-proj + norms (in `mtp` params)
+
+  // Per-model scalars the time model needs.
+  double hidden = 0;
+  double vocab = 0;
+  double dense_ffn = 0;
+  double moe_ffn = 0;
+  double q_dim = 0;
+  int experts = 0;
+  int top_k = 0;
+  int num_layers = 0;
+
+  [[nodiscard]] LayerSums range(int begin, int end) const;  // layers [begin, end)
+};
+
+PreparedModel prepare(const Model& m);
+
+// Adds b into a (every field).
+void accumulate(LayerSums& a, const LayerSums& b, double scale = 1.0);
+
+}  // namespace rb

@@ -1,0 +1,45 @@
+// Pipeline stages: which decoder layers each (virtual) pipeline stage holds, as Megatron splits them
+// (megatron/core/transformer/transformer_block.py `get_num_layers_to_build`, transformer_config.py
+// `num_layers_in_first/last_pipeline_stage`), and the rank placement of every parallel group
+// (megatron/core/parallel_state.py, order tp-cp-ep-dp-pp: TP innermost).
+#pragma once
+
+#include <array>
+
+#include "recipebook/core/layout.hpp"
+
+namespace rb {
+
+inline constexpr int kMaxVirtualStages = 512;
+inline constexpr int kMaxStages = 128;  // pipeline ranks reported one by one
+
+// Layers of virtual stage c (c = chunk * pp + rank) are [begin[c], begin[c + 1]).
+struct StagePlan {
+  int pp = 1;
+  int vp = 1;
+  bool ok = false;
+  bool uneven = false;  // the layers did not divide evenly: the remainder went to the middle stages
+  std::array<int, kMaxVirtualStages + 1> begin{};
+
+  [[nodiscard]] int virtual_stages() const { return pp * vp; }
+  [[nodiscard]] int layers_of(int c) const { return begin[static_cast<size_t>(c + 1)] - begin[static_cast<size_t>(c)]; }
+};
+
+// Uniform split, or first/last stage counts (each divided over the VP chunks of that rank) with the
+// rest split over the middle. Not ok when a stage would get no layer or there are too many stages.
+StagePlan plan_stages(int num_layers, const Layout& l);
+
+// A communication group: `size` ranks, `stride` apart. Megatron places TP innermost, then CP, then
+// DP, then PP for dense groups; ETP, then EP, then expert-DP for expert groups.
+struct Group {
+  int size = 1;
+  int stride = 1;
+};
+
+struct Groups {
+  Group tp, cp, dp_cp, ep, edp, pp;
+};
+
+Groups place_groups(const Layout& l);
+
+}  // namespace rb

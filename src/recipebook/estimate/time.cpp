@@ -1,0 +1,231 @@
+#include "recipebook/estimate/time.hpp"
+
+#include <algorithm>
+
+#include "recipebook/estimate/collectives.hpp"
+#include "recipebook/estimate/params.hpp"
+
+namespace rb {
+namespace {
+
+// Fixed modelling constants (docs/model.md "Time constants"); the fitted ones live in Efficiency.
+constexpr double kGemmHalfDim = 128.0;      // gemm_size_factor's n0
+constexpr double kAttnPasses = 3.5;         // flash attention: forward 1, backward 2.5 (FlashAttention-2 Sec. 3)
+constexpr double kMemTrafficPerAct = 3.0;   // HBM bytes moved per saved activation byte, fwd + bwd
+constexpr double kFp8CastTraffic = 1.0;     // extra bytes per activation byte for quantize + transpose
+constexpr double kLaunchPerLayerS = 60e-6;  // launches of one layer, forward + backward, no graphs
+constexpr double kGraphLaunchFactor = 0.3;  // what remains with per-module CUDA graphs
+constexpr double kMoeSyncS = 40e-6;         // host sync of dropless token counts, per MoE layer and pass
+constexpr double kOptimizerBytesFp32 = 30;  // grad read, master/m/v read+write, param write (per param)
+constexpr double kOptimizerBytesBf16 = 18;  // with bf16 moments and bf16-stored masters
+constexpr double kDpGradBytes = 4.0;        // fp32 gradient buckets
+constexpr double kOptimizerFixedS = 2e-3;   // multi-tensor launches, grad-norm reduction
+
+struct RankTime {
+  double gemm = 0, attn = 0, mem = 0, recompute = 0, tp = 0, cp = 0, ep = 0, pp = 0, overhead = 0;
+  [[nodiscard]] double total() const { return gemm + attn + mem + recompute + tp + cp + ep + pp + overhead; }
+};
+
+double sum_act(const LayerSums& s, const Layout& l) {
+  double b = 0;
+  for (int i = 0; i < kNumActParts; ++i) b += s.act[static_cast<size_t>(i)];
+  return b / l.tp;
+}
+
+}  // namespace
+
+double gemm_size_factor(double smallest_dim) {
+  if (smallest_dim <= 0) return 1.0;
+  return smallest_dim / (smallest_dim + kGemmHalfDim);
+}
+
+TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& plan) {
+  const PreparedModel& pm = *in.model;
+  const Hardware& hw = *in.hw;
+  const Efficiency& eff = hw.eff(l.precision);
+  const int world = l.world();
+  const Links links = make_links(hw, eff, in.gpus_per_node, world);
+  const Groups groups = place_groups(l);
+
+  const double tp = l.tp;
+  const double h = pm.hidden;
+  const double tokens = static_cast<double>(l.mbs) * static_cast<double>(in.seq) / l.cp;  // per rank, before TP
+  const double tok_tp = tokens / tp;
+  const bool peft = in.mode == Mode::kPeft;
+  const double passes = peft ? 2.0 : 3.0;  // forward, dgrad, wgrad (frozen weights: no wgrad)
+  const double peak = std::max(1.0, hw.peak_flops_per_s(l.precision));
+  const double peak_bf16 = std::max(1.0, hw.bf16_flops_per_s);
+  const double hbm = std::max(1.0, hw.hbm_bytes_per_s * eff.hbm);
+  const bool fp8 = l.precision != Precision::kBf16;
+
+  // GEMM size factors: dense layers by their smallest TP-sharded dimension; routed experts by the
+  // tokens each local expert gets (balanced routing) and the expert width.
+  const double dense_width = pm.dense_ffn > 0 ? pm.dense_ffn : (pm.q_dim > 0 ? pm.q_dim : h);
+  const double f_dense = gemm_size_factor(std::min(h, dense_width / tp));
+  double f_expert = 1.0;
+  if (pm.experts > 0) {
+    const double per_expert_tokens = tok_tp * pm.top_k * l.ep / pm.experts;
+    f_expert = gemm_size_factor(std::min({per_expert_tokens, pm.moe_ffn / std::max(1, l.etp), h}));
+  }
+  const double vpad = static_cast<double>(padded_vocab(pm.model.vocab, l.tp));
+  const double swa_ctx = (pm.window > 0 && pm.window < in.seq)
+                             ? pm.window - pm.window * (pm.window - 1.0) / (2.0 * static_cast<double>(in.seq))
+                             : static_cast<double>(in.seq) / 2.0;
+
+  const double act_bytes = tokens * h * 2.0;  // one hidden-state tensor of the micro-batch on this rank
+  const double rs = reduce_scatter_s(act_bytes, groups.tp, links);
+  const double ep_bytes = tok_tp * pm.top_k * h * 2.0;
+  const double a2a = l.dispatcher == Dispatcher::kAllgather
+                         ? 2.0 * reduce_scatter_s(ep_bytes * l.ep / std::max(1, pm.top_k), groups.ep, links)
+                         : all_to_all_s(ep_bytes, groups.ep, links);
+  const double pp_bytes = act_bytes / (l.sp ? tp : 1.0);
+  const double pp_send = l.pp > 1 ? p2p_s(pp_bytes, groups.pp.stride, links) : 0.0;
+  const double tp_hidden = l.tp_comm_overlap ? eff.overlap : 0.0;
+  const double ep_hidden = l.ep_a2a_overlap ? eff.overlap : 0.0;
+  const double launch = l.cuda_graph == CudaGraph::kFullIteration ? 0.0
+                        : l.cuda_graph == CudaGraph::kNone        ? 1.0
+                                                                  : kGraphLaunchFactor;
+  const uint32_t mods = l.recompute == Recompute::kSelective
+                            ? (l.recompute_modules != 0 ? l.recompute_modules : kRcDefault)
+                            : 0u;
+
+  TimeBreakdown out;
+  out.microbatches = in.microbatches;
+  RankTime worst;
+  double worst_total = -1.0;
+  for (int r = 0; r < l.pp; ++r) {
+    const bool last = r == l.pp - 1;
+    LayerSums s;
+    int layers = 0;
+    double recompute_fraction = 0.0;  // full recompute: share of this rank's layers recomputed
+    for (int k = 0; k < l.vp; ++k) {
+      const int c = k * l.pp + r;
+      accumulate(s, pm.range(plan.begin[static_cast<size_t>(c)], plan.begin[static_cast<size_t>(c + 1)]));
+      const int n = plan.layers_of(c);
+      layers += n;
+      if (l.recompute == Recompute::kFull)
+        recompute_fraction += l.recompute_method == RecomputeMethod::kUniform ? n : std::min(n, l.recompute_layers);
+    }
+    if (last) accumulate(s, pm.mtp);
+    recompute_fraction = layers > 0 ? recompute_fraction / layers : 0.0;
+
+    RankTime t;
+    const double dense_rate = peak * eff.gemm * f_dense;
+    const double gemm_fwd = tok_tp * (s.gemm_flops + (last ? pm.mtp_extra_flops : 0.0)) / dense_rate;
+    const double expert_fwd = tok_tp * s.expert_flops / (peak * eff.gemm * f_expert);
+    // The output layer runs in bf16 (outside TE's FP8 autocast), with its MTP heads.
+    const double head_fwd = last ? tok_tp * 2.0 * h * vpad * (1 + pm.model.mtp_layers) /
+                                       (peak_bf16 * eff.gemm * gemm_size_factor(std::min(h, vpad / tp)))
+                                 : 0.0;
+    const double core = s.full_core * static_cast<double>(in.seq) / 2.0 + s.swa_core * swa_ctx + s.fixed_core;
+    const double attn_fwd = tok_tp * core / (peak_bf16 * eff.attention);
+    t.gemm = passes * (gemm_fwd + expert_fwd + head_fwd);
+    t.attn = kAttnPasses * attn_fwd;
+
+    const double act = tokens * sum_act(s, l);
+    double mem_bytes = kMemTrafficPerAct * act + (fp8 ? kFp8CastTraffic * act : 0.0);
+    mem_bytes += s.moe_layers * tok_tp * pm.top_k * h * 2.0 * 4.0;  // permute + unpermute, fwd + bwd
+    t.mem = mem_bytes / hbm;
+
+    // Recompute: full redoes the forward (and its TP/EP communication) of the recomputed layers.
+    const double tp_per_pass = s.sub_blocks * 2.0 * rs;
+    const double ep_per_pass = s.moe_layers * 2.0 * a2a;
+    if (l.recompute == Recompute::kFull) {
+      t.recompute = recompute_fraction * (gemm_fwd + expert_fwd + attn_fwd + t.mem / kMemTrafficPerAct +
+                                          tp_per_pass * (1.0 - tp_hidden) + ep_per_pass * (1.0 - ep_hidden));
+    } else if (mods != 0) {
+      if (mods & kRcCoreAttn) t.recompute += attn_fwd;
+      if (mods & kRcMlp) t.recompute += tok_tp * s.mlp_flops / dense_rate;
+      if (mods & kRcMoe) {
+        t.recompute += expert_fwd + tok_tp * s.shared_flops / dense_rate + ep_per_pass * (1.0 - ep_hidden);
+      } else if (mods & kRcSharedExperts) {
+        t.recompute += tok_tp * s.shared_flops / dense_rate;
+      }
+      if (mods & (kRcMoeAct | kRcLayernorm | kRcGdnNormOut)) t.recompute += 0.1 * t.mem / kMemTrafficPerAct;
+    }
+
+    // TP/SP: per sub-block, all-gather + reduce-scatter forward and again backward (or one
+    // all-reduce each way without SP); the output layer adds one pair on the last rank.
+    const double tp_ops = l.tp > 1 ? 2.0 * tp_per_pass + (last ? 2.0 * rs : 0.0) : 0.0;
+    t.tp = tp_ops * (1.0 - tp_hidden);
+
+    // CP: ring exchange of K/V blocks ((cp - 1) steps; backward moves K/V and dK/dV), overlapped with
+    // the attention core; GDN/Mamba layers all-to-all their projections (2 forward, 2 backward).
+    if (l.cp > 1) {
+      const double ring_bytes = 3.0 * (l.cp - 1.0) * tokens * s.kv_bytes / tp;
+      // A ring that leaves the NVLink domain runs at the pace of its scale-out hops.
+      const int ring_distance = l.cp * groups.cp.stride > links.domain ? links.domain : groups.cp.stride;
+      const double ring = ring_bytes > 0 ? p2p_s(ring_bytes, ring_distance, links) : 0.0;
+      const double linear = s.linear_layers * 4.0 * all_to_all_s(act_bytes / tp, groups.cp, links);
+      t.cp = std::max(0.0, ring - eff.overlap * t.attn) + linear;
+    }
+    // EP: dispatch + combine, forward and backward.
+    if (l.ep > 1 || l.dispatcher == Dispatcher::kAllgather) t.ep = 2.0 * ep_per_pass * (1.0 - ep_hidden);
+    // PP: each chunk sends its output forward and its input gradient backward.
+    t.pp = 2.0 * l.vp * pp_send * (1.0 - eff.overlap);
+    t.overhead = launch * (layers * kLaunchPerLayerS + s.moe_layers * 2.0 * kMoeSyncS);
+
+    const double total = t.total();
+    if (total > worst_total) {
+      worst_total = total;
+      worst = t;
+      out.bottleneck_stage = r;
+    }
+  }
+
+  const double m = std::max(1, in.microbatches);
+  out.microbatch_s = worst_total;
+  out.gemm_s = m * worst.gemm;
+  out.attention_s = m * worst.attn;
+  out.memory_bound_s = m * worst.mem;
+  out.recompute_s = m * worst.recompute;
+  out.tp_comm_s = m * worst.tp;
+  out.cp_comm_s = m * worst.cp;
+  out.ep_comm_s = m * worst.ep;
+  out.pp_p2p_s = m * worst.pp + (l.pp > 1 ? 2.0 * (l.pp - 1) * pp_send : 0.0);
+  out.overhead_s = m * worst.overhead;
+  out.bubble_s = l.pp > 1 ? (l.pp - 1.0) / l.vp * worst_total : 0.0;
+
+  // DP: gradients reduce-scattered and parameters all-gathered once per step (distributed
+  // optimizer; all-reduce without it), dense over DP x CP and experts over expert-DP; what does not fit
+  // under the last micro-batch's backward and the next step's first forward is exposed. FSDP gathers
+  // and reduces per micro-batch, overlapped with compute.
+  const PreparedModel& p = pm;
+  const double ep_shard = static_cast<double>(l.ep) * std::max(1, l.etp);
+  const double layer_params = p.prefix.back().p_sharded / tp + p.prefix.back().p_replicated;
+  const double per_rank_dense = (layer_params + 2.0 * vpad * h / tp) / l.pp;
+  const double per_rank_expert = p.prefix.back().p_expert / ep_shard / l.pp;
+  const double trainable = peft ? static_cast<double>(lora_params(p.model, in.lora_rank)) / (tp * l.pp) : 1.0;
+  const double dense_p = peft ? trainable : per_rank_dense;
+  const double expert_p = peft ? 0.0 : per_rank_expert;
+  const double param_bytes = fp8 && (l.precision == Precision::kFp8Cs || l.precision == Precision::kMxfp8) ? 1.0 : 2.0;
+  double dp_total = 0.0;
+  if (l.fsdp) {
+    dp_total = m * (2.0 * all_gather_s(dense_p * 2.0, groups.dp_cp, links) +
+                    reduce_scatter_s(dense_p * kDpGradBytes, groups.dp_cp, links));
+    out.dp_comm_s = dp_total * (1.0 - eff.overlap);
+  } else {
+    if (l.distributed_optimizer) {
+      dp_total = reduce_scatter_s(dense_p * kDpGradBytes, groups.dp_cp, links) +
+                 all_gather_s(dense_p * param_bytes, groups.dp_cp, links) +
+                 reduce_scatter_s(expert_p * kDpGradBytes, groups.edp, links) +
+                 all_gather_s(expert_p * param_bytes, groups.edp, links);
+    } else {
+      dp_total = all_reduce_s(dense_p * kDpGradBytes, groups.dp_cp, links) +
+                 all_reduce_s(expert_p * kDpGradBytes, groups.edp, links);
+    }
+    out.dp_comm_s = std::max(0.0, dp_total - eff.overlap * worst_total);
+  }
+
+  // Optimizer step over this rank's shard of the state.
+  const double shard = (l.distributed_optimizer || l.fsdp) ? 1.0 : 0.0;
+  const double local_state = shard > 0 ? dense_p / (static_cast<double>(l.dp) * l.cp) + expert_p / std::max(1, l.edp())
+                                       : dense_p + expert_p;
+  const double opt_bytes = l.precision_aware_optimizer ? kOptimizerBytesBf16 : kOptimizerBytesFp32;
+  out.optimizer_s = kOptimizerFixedS + local_state * opt_bytes / hbm;
+
+  out.step_time_s = out.sum();
+  return out;
+}
+
+}  // namespace rb

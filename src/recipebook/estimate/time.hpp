@@ -1,0 +1,59 @@
+// Step time in named parts (docs/model.md, "Time").
+//
+// Per pipeline rank and micro-batch: GEMMs at peak x gemm efficiency x a size factor, the attention
+// core at its own efficiency, memory-bound work at HBM bandwidth, recompute, the exposed part of TP/SP
+// collectives, CP exchange, EP all-to-all (dispatch + combine, forward + backward), PP point-to-point
+// and launch overheads. The slowest rank sets the pace: step = m x t_mb + (p - 1) / v x t_mb (the
+// bubble, Narayanan et al. 2021 Sec. 2.2), plus the DP reduce-scatter / all-gather that backward does
+// not hide and the optimizer step. Collectives follow collectives.hpp (Calculon-style alpha-beta).
+#pragma once
+
+#include "recipebook/core/hardware.hpp"
+#include "recipebook/core/layout.hpp"
+#include "recipebook/estimate/prepared.hpp"
+#include "recipebook/estimate/stages.hpp"
+
+namespace rb {
+
+struct TimeBreakdown {
+  double gemm_s = 0;          // dense and expert GEMMs (forward + backward), LM head included
+  double attention_s = 0;     // attention core (flash attention), GDN delta rule, Mamba scan
+  double memory_bound_s = 0;  // norms, activations, residuals, permutes, FP8 casts at HBM bandwidth
+  double recompute_s = 0;     // forward work redone in backward (full or selective recompute)
+  double tp_comm_s = 0;       // exposed TP/SP all-gather / reduce-scatter (or all-reduce)
+  double cp_comm_s = 0;       // exposed CP ring exchange (attention) and all-to-all (GDN/Mamba)
+  double ep_comm_s = 0;       // exposed EP all-to-all, dispatch + combine, forward + backward
+  double pp_p2p_s = 0;        // exposed pipeline sends and receives
+  double bubble_s = 0;        // pipeline fill and drain
+  double dp_comm_s = 0;       // gradient reduce-scatter + parameter all-gather not hidden by compute
+  double optimizer_s = 0;     // the optimizer step (memory-bound)
+  double overhead_s = 0;      // kernel launches and host syncs not covered by CUDA graphs
+
+  double step_time_s = 0;
+  double microbatch_s = 0;    // one micro-batch (forward + backward) on the slowest rank
+  int bottleneck_stage = 0;
+  int microbatches = 0;
+
+  [[nodiscard]] double sum() const {
+    return gemm_s + attention_s + memory_bound_s + recompute_s + tp_comm_s + cp_comm_s + ep_comm_s + pp_p2p_s +
+           bubble_s + dp_comm_s + optimizer_s + overhead_s;
+  }
+};
+
+struct TimeInputs {
+  const PreparedModel* model = nullptr;
+  const Hardware* hw = nullptr;
+  Mode mode = Mode::kPretrain;
+  int64_t seq = 0;
+  int lora_rank = 16;
+  int microbatches = 1;
+  int gpus_per_node = 0;  // Cluster::gpus_per_node (0 = the hardware's)
+};
+
+TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& plan);
+
+// The GEMM size factor n / (n + n0): a GEMM whose smallest dimension is n runs at this fraction of
+// the large-GEMM efficiency (tile quantization and wave effects; n0 = 128).
+double gemm_size_factor(double smallest_dim);
+
+}  // namespace rb

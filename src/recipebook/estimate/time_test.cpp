@@ -1,0 +1,198 @@
+#include "recipebook/estimate/time.hpp"
+
+#include <gtest/gtest.h>
+
+#include "recipebook/estimate/collectives.hpp"
+#include "recipebook/estimate/test_hardware.hpp"
+#include "recipebook/estimate/test_models.hpp"
+
+namespace rb {
+namespace {
+
+TimeBreakdown run(const PreparedModel& pm, const Hardware& hw, const Layout& l, int64_t seq, int m,
+                  Mode mode = Mode::kPretrain) {
+  TimeInputs in;
+  in.model = &pm;
+  in.hw = &hw;
+  in.seq = seq;
+  in.microbatches = m;
+  in.mode = mode;
+  const StagePlan plan = plan_stages(pm.num_layers, l);
+  EXPECT_TRUE(plan.ok);
+  return step_time(in, l, plan);
+}
+
+TEST(Collectives, GroupsInsideTheNvlinkDomainUseNvlink) {
+  const Hardware hw = test::h100();
+  const Links links = make_links(hw, Efficiency{}, 8, 64);
+  EXPECT_EQ(links.domain, 8);
+  const double bytes = 1e9;
+  // TP 8 (stride 1) fits the node: (n - 1)/n x bytes over NVLink.
+  const double tp8 = reduce_scatter_s(bytes, {8, 1}, links);
+  EXPECT_NEAR(tp8, links.nvlink_latency_s + 7.0 / 8 * bytes / links.nvlink_bytes_per_s, 1e-12);
+  // DP 8 with stride 8: every member in another node, a flat ring over scale-out.
+  const double dp8 = reduce_scatter_s(bytes, {8, 8}, links);
+  EXPECT_NEAR(dp8, links.scaleout_latency_s + 7.0 / 8 * bytes / links.scaleout_bytes_per_s, 1e-12);
+  // 16 ranks with stride 1: 8 per node over NVLink, then 2 nodes over scale-out with 1/8 of the data.
+  const double h16 = reduce_scatter_s(bytes, {16, 1}, links);
+  EXPECT_NEAR(h16, tp8 + links.scaleout_latency_s + 0.5 * bytes / 8 / links.scaleout_bytes_per_s, 1e-12);
+  EXPECT_DOUBLE_EQ(all_reduce_s(bytes, {8, 1}, links), 2 * tp8);
+  EXPECT_EQ(reduce_scatter_s(bytes, {1, 1}, links), 0.0);
+  // An NVL72 domain keeps EP 64 on NVLink; HGX nodes do not.
+  const Links nvl72 = make_links(test::gb200(), Efficiency{}, 4, 256);
+  EXPECT_EQ(nvl72.domain, 72);
+  EXPECT_LT(all_to_all_s(bytes, {64, 1}, nvl72), all_to_all_s(bytes, {64, 1}, links) / 4);
+}
+
+TEST(Time, StepIsTheSumOfItsPartsAndTheBubbleIsPMinusOneOverV) {
+  const PreparedModel pm = prepare(test::llama3_70b());
+  const Hardware hw = test::h100();
+  Layout l;
+  l.tp = 8;
+  l.sp = true;
+  l.pp = 4;
+  l.dp = 2;
+  const TimeBreakdown a = run(pm, hw, l, 4096, 16);
+  EXPECT_NEAR(a.step_time_s, a.sum(), 1e-12);
+  EXPECT_NEAR(a.bubble_s, 3.0 * a.microbatch_s, 1e-12);
+  l.vp = 5;
+  const TimeBreakdown b = run(pm, hw, l, 4096, 16);
+  EXPECT_NEAR(b.bubble_s, 3.0 / 5 * b.microbatch_s, 1e-12);
+  EXPECT_LT(b.step_time_s, a.step_time_s);
+  l.pp = 1;
+  l.vp = 1;
+  l.dp = 8;
+  EXPECT_EQ(run(pm, hw, l, 4096, 4).bubble_s, 0.0);
+}
+
+TEST(Time, ComputeScalesWithPeakAndEfficiency) {
+  const PreparedModel pm = prepare(test::llama3_8b());
+  Hardware hw = test::h100();
+  Layout l;
+  l.dp = 8;
+  const TimeBreakdown a = run(pm, hw, l, 4096, 4);
+  hw.bf16_flops_per_s *= 2;
+  const TimeBreakdown b = run(pm, hw, l, 4096, 4);
+  EXPECT_NEAR(b.gemm_s, a.gemm_s / 2, 1e-9 * a.gemm_s);
+  EXPECT_NEAR(b.attention_s, a.attention_s / 2, 1e-9 * a.attention_s);
+  for (auto& e : hw.efficiency) e.gemm *= 0.5;
+  EXPECT_NEAR(run(pm, hw, l, 4096, 4).gemm_s, a.gemm_s, 1e-9 * a.gemm_s);
+  // FP8 GEMMs at the FP8 peak; the attention core stays at BF16.
+  Layout f = l;
+  f.precision = Precision::kFp8Cs;
+  const TimeBreakdown c = run(pm, test::h100(), f, 4096, 4);
+  EXPECT_LT(c.gemm_s, 0.6 * a.gemm_s);
+  EXPECT_DOUBLE_EQ(c.attention_s, a.attention_s);
+}
+
+TEST(Time, LoraSkipsWeightGradients) {
+  const PreparedModel pm = prepare(test::llama3_70b());
+  const Hardware hw = test::h100();
+  Layout l;
+  l.tp = 4;
+  l.sp = true;
+  l.pp = 4;
+  l.dp = 2;
+  const TimeBreakdown sft = run(pm, hw, l, 4096, 8, Mode::kSft);
+  const TimeBreakdown lora = run(pm, hw, l, 4096, 8, Mode::kPeft);
+  EXPECT_NEAR(lora.gemm_s / sft.gemm_s, 2.0 / 3.0, 1e-9);
+  EXPECT_LT(lora.dp_comm_s + lora.optimizer_s, sft.dp_comm_s + sft.optimizer_s);
+}
+
+TEST(Time, RecomputeCostsForwardWork) {
+  const PreparedModel pm = prepare(test::qwen3_30b_a3b());
+  const Hardware hw = test::h100();
+  Layout l;
+  l.ep = 8;
+  l.dp = 8;
+  const TimeBreakdown none = run(pm, hw, l, 4096, 8);
+  l.recompute = Recompute::kSelective;
+  l.recompute_modules = kRcCoreAttn;
+  const TimeBreakdown sel = run(pm, hw, l, 4096, 8);
+  l.recompute = Recompute::kFull;
+  const TimeBreakdown full = run(pm, hw, l, 4096, 8);
+  EXPECT_EQ(none.recompute_s, 0.0);
+  EXPECT_NEAR(sel.recompute_s, sel.attention_s / 3.5, 1e-9);
+  EXPECT_GT(full.recompute_s, sel.recompute_s);
+  // Full recompute redoes one forward: about a third of GEMM, attention and memory-bound work.
+  const double forward = full.gemm_s / 3 + full.attention_s / 3.5 + full.memory_bound_s / 3;
+  EXPECT_GT(full.recompute_s, 0.8 * forward);
+  EXPECT_LT(full.recompute_s, forward + full.ep_comm_s);
+}
+
+TEST(Time, ExpertAllToAllAcrossNodesCostsMore) {
+  const PreparedModel pm = prepare(test::qwen3_30b_a3b());
+  const Hardware hw = test::h100();
+  Layout in_node;
+  in_node.ep = 8;
+  in_node.dp = 16;
+  Layout across = in_node;
+  across.ep = 16;
+  const TimeBreakdown a = run(pm, hw, in_node, 4096, 8);
+  const TimeBreakdown b = run(pm, hw, across, 4096, 8);
+  EXPECT_GT(b.ep_comm_s, 3 * a.ep_comm_s);
+  Layout overlap = across;
+  overlap.ep_a2a_overlap = true;
+  EXPECT_NEAR(run(pm, hw, overlap, 4096, 8).ep_comm_s, b.ep_comm_s * (1 - hw.eff(Precision::kBf16).overlap), 1e-12);
+}
+
+TEST(Time, TpCommunicationIsExposedUnlessOverlapped) {
+  const PreparedModel pm = prepare(test::llama3_70b());
+  const Hardware hw = test::h100();
+  Layout l;
+  l.tp = 8;
+  l.sp = true;
+  l.pp = 2;
+  l.dp = 2;
+  const TimeBreakdown a = run(pm, hw, l, 8192, 8);
+  EXPECT_GT(a.tp_comm_s, 0.0);
+  l.tp_comm_overlap = true;
+  EXPECT_LT(run(pm, hw, l, 8192, 8).tp_comm_s, a.tp_comm_s);
+}
+
+TEST(Time, ContextParallelExchangeIsHiddenUnderAttention) {
+  const PreparedModel pm = prepare(test::llama3_8b());
+  const Hardware hw = test::h100();
+  Layout l;
+  l.cp = 2;
+  l.dp = 4;
+  const TimeBreakdown a = run(pm, hw, l, 8192, 4);
+  EXPECT_GE(a.cp_comm_s, 0.0);
+  Layout wide = l;
+  wide.cp = 16;
+  wide.dp = 1;
+  EXPECT_GT(run(pm, hw, wide, 16384, 4).cp_comm_s, 0.0);  // across nodes, with little attention to hide it
+}
+
+TEST(Time, GemmSizeFactor) {
+  EXPECT_DOUBLE_EQ(gemm_size_factor(128), 0.5);
+  EXPECT_GT(gemm_size_factor(8192), 0.98);
+  EXPECT_EQ(gemm_size_factor(0), 1.0);
+}
+
+TEST(Stages, UniformUnevenAndFirstLastSplits) {
+  Layout l;
+  l.pp = 4;
+  l.vp = 2;
+  StagePlan p = plan_stages(32, l);
+  ASSERT_TRUE(p.ok);
+  for (int c = 0; c < 8; ++c) EXPECT_EQ(p.layers_of(c), 4);
+  EXPECT_FALSE(p.uneven);
+  p = plan_stages(61, Layout{1, 16});
+  ASSERT_TRUE(p.ok);
+  EXPECT_TRUE(p.uneven);
+  EXPECT_EQ(p.layers_of(0), 3);   // the outer ranks keep the base count
+  EXPECT_EQ(p.layers_of(15), 3);
+  int total = 0;
+  for (int c = 0; c < 16; ++c) total += p.layers_of(c);
+  EXPECT_EQ(total, 61);
+  EXPECT_FALSE(plan_stages(8, Layout{1, 16}).ok);
+  Layout fl;
+  fl.pp = 4;
+  fl.vp = 2;
+  fl.first_stage_layers = 3;  // not divisible by vp
+  EXPECT_FALSE(plan_stages(32, fl).ok);
+}
+
+}  // namespace
+}  // namespace rb
