@@ -1,0 +1,166 @@
+#include "recipebook/cmd_launch.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <ostream>
+
+#include "recipebook/catalog/yaml_tree.hpp"
+#include "recipebook/catalog_access.hpp"
+#include "recipebook/emit/atomic_file.hpp"
+#include "recipebook/rules/check_layout.hpp"
+
+namespace rb::cli {
+namespace {
+
+bool is_recipe_file(const std::string& s) {
+  return (s.ends_with(".yaml") || s.ends_with(".yml")) && std::filesystem::is_regular_file(s);
+}
+
+SpecRequest request_of(const LaunchOptions& o, const std::string& source) {
+  SpecRequest r;
+  r.source = source;
+  r.pick = o.pick;
+  r.model = o.model;
+  r.gpu = o.gpu;
+  r.mode = o.mode;
+  r.gpus = o.gpus;
+  r.gpus_per_node = o.gpus_per_node;
+  r.seq = o.seq;
+  r.gbs = o.gbs;
+  r.layout = o.layout;
+  r.framework = o.framework;
+  r.bridge_recipe = o.bridge_recipe;
+  r.name = o.name;
+  return r;
+}
+
+// The run options: everything the user adds on top of what is launched.
+Result<void> apply_run_options(const LaunchOptions& o, LaunchSpec& spec) {
+  spec.dataset = o.dataset;
+  spec.train_iters = o.train_iters;
+  spec.extra_args = o.extra;
+  spec.workdir = o.workdir;
+  spec.probe = o.probe;
+  spec.master_port = o.master_port;
+  for (const auto& kv : o.env) {
+    const size_t eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) return fail("--env takes NAME=VALUE, got '" + kv + "'", {"--env"});
+    const std::string k = kv.substr(0, eq);
+    const std::string v = kv.substr(eq + 1);
+    auto it = std::find_if(spec.env.begin(), spec.env.end(), [&](const auto& p) { return p.first == k; });
+    if (it != spec.env.end())
+      it->second = v;
+    else
+      spec.env.emplace_back(k, v);
+  }
+  spec.slurm = o.slurm;
+  if (!o.k8s_operator.empty()) {
+    auto op = parse_k8s_operator(o.k8s_operator);
+    if (!op) return fail("unknown operator '" + o.k8s_operator + "'", {"--operator"}, "use pytorchjob or jobset");
+    spec.k8s.op = *op;
+  }
+  spec.k8s.image = o.image.empty() ? o.slurm.container_image : o.image;
+  spec.k8s.ns = o.k8s_namespace;
+  return {};
+}
+
+std::string finding_text(const Finding& f) {
+  return to_diagnostic(f, [](std::string_view) { return std::optional<Where>(); }).str();
+}
+
+}  // namespace
+
+int run_launch(const LaunchOptions& o, const Context& ctx) {
+  std::vector<LaunchTarget> targets;
+  for (const auto& t : o.targets) {
+    auto target = parse_launch_target(t);
+    if (!target)
+      return report(ctx, Error{"unknown target '" + t + "'", {"--target"}, "use bridge, megatron-lm, torchrun, slurm, k8s or recipe"});
+    targets.push_back(*target);
+  }
+  if (o.out_dir.empty() && targets.size() > 1 && !ctx.json)
+    return report(ctx, Error{"more than one target prints to stdout", {"--target"}, "give -o DIR to write one file each"});
+
+  // A recipe file is launched through the catalog, with its folder added, so that `extends` and
+  // the model resolve as for any record.
+  std::vector<std::string> dirs = ctx.catalog_dirs;
+  std::string source = o.source;
+  if (is_recipe_file(source)) {
+    auto tree = load_yaml_file(source);
+    if (!tree) return report(ctx, tree.error());
+    const YNode* name = tree->get("name");
+    if (name == nullptr || !name->is_scalar()) return report(ctx, Error{"the recipe has no `name`", {source}});
+    dirs.push_back(std::filesystem::path(source).parent_path().string());
+    source = name->text;
+  }
+  Context cat_ctx{ctx.out, ctx.err, dirs, ctx.json, ctx.color};
+  auto catalog = load_catalog(cat_ctx);
+  if (!catalog) return kExitUsage;
+
+  std::vector<std::string> notes;
+  auto spec = build_launch_spec(request_of(o, source), *catalog, notes);
+  if (!spec) return report(ctx, spec.error());
+  if (auto ok = apply_run_options(o, *spec); !ok) return report(ctx, ok.error());
+  if (targets.empty()) targets.push_back(spec->framework == Framework::kBridge ? LaunchTarget::kBridge : LaunchTarget::kMegatronLm);
+  for (const auto& n : notes) ctx.err << "note: " << n << "\n";
+
+  // The rules: an error refuses the launch, a warning is printed.
+  std::string skipped;
+  const auto findings = check_launch_rules(*spec, *catalog, skipped);
+  if (!skipped.empty()) ctx.err << "note: layout rules not checked: " << skipped << "\n";
+  bool refused = false;
+  for (const auto& f : findings) {
+    if (f.severity == Severity::kError) refused = true;
+    ctx.err << spec->name << ": " << finding_text(f) << "\n";
+  }
+  if (refused) {
+    ctx.err << "recipebook: refusing to launch " << spec->name << ": the rules above reject its layout\n";
+    return kExitFindings;
+  }
+
+  std::vector<FileToWrite> files;
+  for (LaunchTarget t : targets) {
+    auto text = render_launch(t, *spec);
+    if (!text) return report(ctx, text.error());
+    FileToWrite f;
+    f.text = std::move(*text);
+    f.executable = t != LaunchTarget::kK8s && t != LaunchTarget::kRecipe;
+    if (!o.out_dir.empty()) f.path = (std::filesystem::path(o.out_dir) / launch_file_name(t, *spec)).string();
+    files.push_back(std::move(f));
+  }
+
+  if (!o.out_dir.empty()) {
+    if (auto ok = write_files_atomic(files, o.force); !ok) return report(ctx, ok.error());
+  }
+  if (ctx.json) {
+    nlohmann::ordered_json j;
+    j["name"] = spec->name;
+    j["framework"] = std::string(framework_name(spec->framework));
+    j["gpus"] = spec->gpus;
+    j["nodes"] = spec->nodes();
+    j["probe"] = spec->probe;
+    auto& outs = j["outputs"] = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < files.size(); ++i) {
+      nlohmann::ordered_json e;
+      e["target"] = std::string(launch_target_name(targets[i]));
+      if (!files[i].path.empty()) e["file"] = files[i].path;
+      else e["text"] = files[i].text;
+      outs.push_back(e);
+    }
+    j["notes"] = notes;
+    auto& fs = j["findings"] = nlohmann::ordered_json::array();
+    for (const auto& f : findings) fs.push_back({{"rule", f.rule_id}, {"severity", severity_name(f.severity)}, {"message", f.message}});
+    ctx.out << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  if (o.out_dir.empty()) {
+    ctx.out << files.front().text;
+  } else {
+    for (const auto& f : files) ctx.out << "wrote " << f.path << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace rb::cli

@@ -1,0 +1,292 @@
+// Megatron-LM: `pretrain_gpt.py` and its arguments for the layout. Flag names and choices are those of
+// megatron/training/arguments.py (NVIDIA/Megatron-LM main, read 2026-11): _add_distributed_args,
+// _add_training_args (recompute), _add_transformer_engine_args (fp8/fp4), _add_inference_args (CUDA
+// graphs), _add_moe_args, _add_network_size_args, _add_mla_args. Every flag written here must be in
+// kFlags, which the tests check.
+#include <fmt/format.h>
+
+#include <array>
+
+#include "recipebook/emit/launch.hpp"
+#include "recipebook/emit/launch_script.hpp"
+
+namespace rb {
+namespace {
+
+constexpr auto kFlags = std::to_array<std::string_view>({
+    // network size, attention, MLA, MoE shape
+    "--num-layers", "--hidden-size", "--ffn-hidden-size", "--num-attention-heads", "--group-query-attention",
+    "--num-query-groups", "--kv-channels", "--max-position-embeddings", "--position-embedding-type",
+    "--normalization", "--swiglu", "--squared-relu", "--untie-embeddings-and-output-weights",
+    "--disable-bias-linear", "--add-qkv-bias", "--qk-layernorm", "--window-size", "--window-attn-skip-freq",
+    "--softmax-type", "--multi-latent-attention", "--q-lora-rank", "--kv-lora-rank", "--qk-head-dim",
+    "--qk-pos-emb-head-dim", "--v-head-dim", "--mtp-num-layers", "--num-experts", "--moe-router-topk",
+    "--moe-ffn-hidden-size", "--moe-shared-expert-intermediate-size", "--moe-layer-freq", "--moe-grouped-gemm",
+    // layout
+    "--tensor-model-parallel-size", "--pipeline-model-parallel-size", "--num-virtual-stages-per-pipeline-rank",
+    "--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers", "--context-parallel-size",
+    "--expert-model-parallel-size", "--expert-tensor-parallel-size", "--sequence-parallel",
+    // batch and schedule
+    "--micro-batch-size", "--global-batch-size", "--seq-length", "--train-iters",
+    // precision
+    "--bf16", "--fp8-format", "--fp8-recipe", "--fp8-param-gather", "--first-last-layers-bf16",
+    "--fp8-amax-history-len", "--fp8-amax-compute-algo", "--reuse-grad-buf-for-mxfp8-param-ag", "--fp4-format",
+    "--fp4-recipe", "--fp4-param-gather",
+    // recompute, offload
+    "--recompute-granularity", "--recompute-method", "--recompute-num-layers", "--recompute-modules",
+    "--cpu-offloading-num-layers",
+    // MoE dispatch and overlap
+    "--moe-token-dispatcher-type", "--moe-flex-dispatcher-backend", "--overlap-moe-expert-parallel-comm",
+    // CUDA graphs
+    "--cuda-graph-impl", "--cuda-graph-scope", "--te-rng-tracker", "--no-check-for-nan-in-loss-and-grad",
+    // data parallel, optimizer, overlap
+    "--use-distributed-optimizer", "--use-megatron-fsdp", "--data-parallel-sharding-strategy",
+    "--no-gradient-accumulation-fusion", "--ckpt-format", "--use-precision-aware-optimizer", "--tp-comm-overlap",
+    // data, tokenizer, logging, learning rate
+    "--mock-data", "--data-path", "--tokenizer-type", "--tokenizer-model", "--vocab-size", "--log-interval",
+    "--log-throughput", "--lr", "--min-lr", "--lr-decay-style", "--lr-warmup-fraction", "--weight-decay",
+    "--clip-grad",
+});
+
+void add(std::vector<std::string>& out, std::string_view flag) { out.emplace_back(flag); }
+template <typename T>
+void add(std::vector<std::string>& out, std::string_view flag, const T& value) {
+  out.emplace_back(flag);
+  out.push_back(fmt::format("{}", value));
+}
+
+bool is_moe(const LaunchSpec& spec) {
+  if (spec.model_ir && spec.model_ir->has_architecture) return spec.model_ir->is_moe();
+  return spec.layout.ep > 1;
+}
+
+// A Megatron pattern list ("[1,0,1,...]"), the form --moe-layer-freq and --window-attn-skip-freq
+// accept (arguments.py moe_freq_type / _eval_pattern).
+template <typename Pred>
+std::string pattern(const Model& m, Pred pred) {
+  std::string out = "[";
+  for (size_t i = 0; i < m.layers.size(); ++i) out += (i ? "," : "") + std::string(pred(m.layers[i]) ? "1" : "0");
+  return out + "]";
+}
+
+void add_precision(std::vector<std::string>& out, Precision p) {
+  // The settings of Megatron-Bridge's named mixed-precision recipes (REFERENCES.md D), in Megatron-LM flags.
+  add(out, "--bf16");
+  switch (p) {
+    case Precision::kBf16: break;
+    case Precision::kFp8Cs:  // bf16_with_fp8_current_scaling_mixed: hybrid, tensorwise, first/last layer BF16
+      add(out, "--fp8-format", "hybrid");
+      add(out, "--fp8-recipe", "tensorwise");
+      add(out, "--first-last-layers-bf16");
+      add(out, "--fp8-param-gather");
+      break;
+    case Precision::kFp8Ds:  // bf16_with_fp8_delayed_scaling_mixed: hybrid, delayed, amax history 1024, max
+      add(out, "--fp8-format", "hybrid");
+      add(out, "--fp8-recipe", "delayed");
+      add(out, "--fp8-amax-history-len", 1024);
+      add(out, "--fp8-amax-compute-algo", "max");
+      break;
+    case Precision::kFp8Blockwise:  // bf16_with_fp8_subchannel_scaling_mixed: hybrid, blockwise
+      add(out, "--fp8-format", "hybrid");
+      add(out, "--fp8-recipe", "blockwise");
+      break;
+    case Precision::kMxfp8:  // bf16_with_mxfp8_mixed: e4m3, mxfp8, fp8 param gather, reuse grad buffer
+      add(out, "--fp8-format", "e4m3");
+      add(out, "--fp8-recipe", "mxfp8");
+      add(out, "--fp8-param-gather");
+      add(out, "--reuse-grad-buf-for-mxfp8-param-ag");
+      break;
+    case Precision::kNvfp4:  // bf16_with_nvfp4_mixed: e2m1, nvfp4, fp4 param gather
+      add(out, "--fp4-format", "e2m1");
+      add(out, "--fp4-recipe", "nvfp4");
+      add(out, "--fp4-param-gather");
+      break;
+  }
+}
+
+}  // namespace
+
+std::span<const std::string_view> megatron_flags() { return kFlags; }
+
+Result<std::vector<std::string>> megatron_model_args(const LaunchSpec& spec) {
+  if (!spec.model_ir) return fail("the model's architecture is not known to recipebook");
+  const Model& m = *spec.model_ir;
+  if (!m.has_architecture) return fail(fmt::format("the catalog has no architecture for {}", m.name));
+  if (m.layers.empty()) return fail(fmt::format("{} has no layers", m.name));
+  const MixerKind mixer = m.layers.front().mixer;
+  for (const auto& l : m.layers) {
+    if (l.mixer != MixerKind::kAttention && l.mixer != MixerKind::kMla)
+      return fail(fmt::format("{} mixes GDN or Mamba layers, which pretrain_gpt.py flags do not describe", m.name));
+    if (l.mixer != mixer) return fail(fmt::format("{} mixes attention kinds across layers", m.name));
+  }
+  if (m.activation == Activation::kGeglu) return fail(fmt::format("{} uses GeGLU, which has no flag", m.name));
+  if (m.attn.output_gate) return fail(fmt::format("{} uses gated attention, which has no flag", m.name));
+  if (m.vision.layers > 0) return fail(fmt::format("{} is a vision-language model (pretrain_gpt.py is text only)", m.name));
+
+  std::vector<std::string> out;
+  add(out, "--num-layers", m.num_layers());
+  add(out, "--hidden-size", m.hidden);
+  if (m.ffn > 0) add(out, "--ffn-hidden-size", m.ffn);
+  add(out, "--num-attention-heads", m.attn.heads);
+  if (mixer == MixerKind::kMla) {
+    add(out, "--multi-latent-attention");
+    if (m.mla.q_lora_rank > 0) add(out, "--q-lora-rank", m.mla.q_lora_rank);
+    add(out, "--kv-lora-rank", m.mla.kv_lora_rank);
+    add(out, "--qk-head-dim", m.mla.qk_nope_dim);
+    add(out, "--qk-pos-emb-head-dim", m.mla.qk_rope_dim);
+    add(out, "--v-head-dim", m.mla.v_dim);
+  } else {
+    if (m.attn.kv_heads > 0 && m.attn.kv_heads < m.attn.heads) {
+      add(out, "--group-query-attention");
+      add(out, "--num-query-groups", m.attn.kv_heads);
+    }
+    if (m.attn.head_dim > 0 && m.attn.heads > 0 && m.attn.head_dim * m.attn.heads != m.hidden)
+      add(out, "--kv-channels", m.attn.head_dim);
+  }
+  int window = 0;
+  bool mixed_windows = false;
+  for (const auto& l : m.layers) {
+    if (l.window > 0 && window > 0 && l.window != window) return fail(fmt::format("{} uses several window sizes", m.name));
+    if (l.window > 0) window = l.window;
+    if (l.window == 0) mixed_windows = true;
+  }
+  if (window > 0) {
+    add(out, "--window-size", fmt::format("{},0", window));
+    if (mixed_windows) add(out, "--window-attn-skip-freq", pattern(m, [](const LayerSpec& l) { return l.window > 0; }));
+  }
+  if (m.attn.sinks) add(out, "--softmax-type", "learnable");
+  add(out, "--max-position-embeddings", std::max<int64_t>(m.max_position, spec.seq));
+  add(out, "--position-embedding-type", m.learned_position_embedding ? "learned_absolute" : "rope");
+  add(out, "--normalization", m.norm == NormKind::kRms ? "RMSNorm" : "LayerNorm");
+  if (m.activation == Activation::kSwiglu) add(out, "--swiglu");
+  if (m.activation == Activation::kSquaredRelu) add(out, "--squared-relu");
+  if (!m.tied_embeddings) add(out, "--untie-embeddings-and-output-weights");
+  if (!m.mlp_bias && !m.attn.out_bias) add(out, "--disable-bias-linear");
+  if (m.attn.qkv_bias) add(out, "--add-qkv-bias");
+  if (m.attn.qk_norm) add(out, "--qk-layernorm");
+  if (m.is_moe()) {
+    add(out, "--num-experts", m.moe.experts);
+    add(out, "--moe-router-topk", m.moe.top_k);
+    add(out, "--moe-ffn-hidden-size", m.moe.ffn);
+    if (m.moe.shared_experts > 0 && m.moe.shared_ffn > 0)
+      add(out, "--moe-shared-expert-intermediate-size", m.moe.shared_ffn);
+    if (m.count_layers(FfnKind::kMoe) != m.num_layers())
+      add(out, "--moe-layer-freq", pattern(m, [](const LayerSpec& l) { return l.ffn == FfnKind::kMoe; }));
+    add(out, "--moe-grouped-gemm");
+  }
+  if (m.mtp_layers > 0) add(out, "--mtp-num-layers", m.mtp_layers);
+  return out;
+}
+
+std::vector<std::string> megatron_args(const LaunchSpec& spec) {
+  std::vector<std::string> out{"pretrain_gpt.py"};
+  if (auto model_args = megatron_model_args(spec))
+    out.insert(out.end(), model_args->begin(), model_args->end());
+  else
+    out.emplace_back(kModelArgsWord);
+  const Layout& l = spec.layout;
+  add(out, "--tensor-model-parallel-size", l.tp);
+  add(out, "--pipeline-model-parallel-size", l.pp);
+  if (l.vp > 1) add(out, "--num-virtual-stages-per-pipeline-rank", l.vp);
+  if (l.first_stage_layers > 0) add(out, "--decoder-first-pipeline-num-layers", l.first_stage_layers);
+  if (l.last_stage_layers > 0) add(out, "--decoder-last-pipeline-num-layers", l.last_stage_layers);
+  add(out, "--context-parallel-size", l.cp);
+  if (is_moe(spec)) {
+    add(out, "--expert-model-parallel-size", l.ep);
+    add(out, "--expert-tensor-parallel-size", l.etp);
+  }
+  if (l.sp) add(out, "--sequence-parallel");
+  add(out, "--micro-batch-size", l.mbs);
+  add(out, "--global-batch-size", spec.gbs);
+  add(out, "--seq-length", spec.seq);
+  add(out, "--train-iters", spec.train_iters > 0 ? spec.train_iters : 100);
+  add_precision(out, l.precision);
+  switch (l.recompute) {
+    case Recompute::kNone: break;
+    case Recompute::kSelective:
+      add(out, "--recompute-granularity", "selective");
+      add(out, "--recompute-modules");
+      for (uint32_t bit = 1; bit != 0 && bit <= kRcMhc; bit <<= 1)
+        if (((l.recompute_modules == 0 ? kRcDefault : l.recompute_modules) & bit) != 0)
+          out.push_back(recompute_modules_str(bit));
+      break;
+    case Recompute::kFull:
+      add(out, "--recompute-granularity", "full");
+      add(out, "--recompute-method", l.recompute_method == RecomputeMethod::kBlock ? "block" : "uniform");
+      add(out, "--recompute-num-layers", l.recompute_layers);
+      break;
+  }
+  if (l.cpu_offload_layers > 0) add(out, "--cpu-offloading-num-layers", l.cpu_offload_layers);
+  if (is_moe(spec)) {
+    switch (l.dispatcher) {
+      case Dispatcher::kAlltoall: add(out, "--moe-token-dispatcher-type", "alltoall"); break;
+      case Dispatcher::kAllgather: add(out, "--moe-token-dispatcher-type", "allgather"); break;
+      case Dispatcher::kFlexDeepep:
+      case Dispatcher::kFlexHybridep:
+        add(out, "--moe-token-dispatcher-type", "flex");
+        add(out, "--moe-flex-dispatcher-backend", dispatcher_name(l.dispatcher));
+        break;
+    }
+    if (l.ep_a2a_overlap) add(out, "--overlap-moe-expert-parallel-comm");
+  }
+  switch (l.cuda_graph) {
+    case CudaGraph::kNone: break;
+    case CudaGraph::kTransformerEngine:
+      add(out, "--cuda-graph-impl", "transformer_engine");
+      if (l.cuda_graph_scope != 0) {
+        add(out, "--cuda-graph-scope");
+        for (std::string_view s : {"attn", "mlp", "moe", "moe_router", "moe_preprocess", "mamba"})
+          if ((l.cuda_graph_scope & *parse_cuda_graph_scope(s)) != 0) out.emplace_back(s);
+      }
+      break;
+    case CudaGraph::kLocal: add(out, "--cuda-graph-impl", "local"); break;
+    case CudaGraph::kFullIteration:
+      // arguments.py: "full_iteration scope is only supported with --cuda-graph-impl=local"; full
+      // graphs need the NaN check off (Bridge training/config.py, REFERENCES.md C 15).
+      add(out, "--cuda-graph-impl", "local");
+      add(out, "--cuda-graph-scope", "full_iteration");
+      add(out, "--no-check-for-nan-in-loss-and-grad");
+      break;
+  }
+  if (l.cuda_graph != CudaGraph::kNone) add(out, "--te-rng-tracker");  // required for CUDA graphs
+  if (l.distributed_optimizer || l.fsdp) add(out, "--use-distributed-optimizer");
+  if (l.fsdp) {
+    // Megatron-FSDP as Megatron-LM's examples run it (ZeRO-3 sharding, fsdp_dtensor checkpoints).
+    add(out, "--use-megatron-fsdp");
+    add(out, "--data-parallel-sharding-strategy", "optim_grads_params");
+    add(out, "--no-gradient-accumulation-fusion");
+    add(out, "--ckpt-format", "fsdp_dtensor");
+  }
+  if (l.precision_aware_optimizer) add(out, "--use-precision-aware-optimizer");
+  if (l.tp_comm_overlap) add(out, "--tp-comm-overlap");
+  if (spec.dataset.empty() || spec.dataset == "mock") {
+    add(out, "--mock-data");
+    add(out, "--tokenizer-type", "NullTokenizer");
+    if (spec.model_ir && spec.model_ir->vocab > 0) add(out, "--vocab-size", spec.model_ir->vocab);
+  } else {
+    add(out, "--data-path", spec.dataset);
+    add(out, "--tokenizer-type", "HuggingFaceTokenizer");
+    add(out, "--tokenizer-model", spec.model_ir && !spec.model_ir->hf_id.empty() ? spec.model_ir->hf_id : spec.model);
+  }
+  // One line per iteration with TFLOP/s/GPU: what `recipebook calibrate` reads back.
+  add(out, "--log-interval", 1);
+  add(out, "--log-throughput");
+  // Learning-rate settings: placeholders for a throughput run, not a tuned schedule.
+  add(out, "--lr", "1.0e-4");
+  add(out, "--min-lr", "1.0e-5");
+  add(out, "--lr-decay-style", "cosine");
+  add(out, "--lr-warmup-fraction", "0.01");
+  add(out, "--weight-decay", "0.1");
+  add(out, "--clip-grad", "1.0");
+  for (const auto& a : spec.extra_args) out.push_back(a);
+  return out;
+}
+
+Result<std::string> render_megatron(const LaunchSpec& spec) {
+  LaunchSpec s = spec;
+  s.framework = Framework::kMegatronLm;
+  if (auto ok = check_entry(s); !ok) return tl::unexpected(ok.error());
+  return render_shell_script(s, {"torchrun"}, "megatron-lm");
+}
+
+}  // namespace rb

@@ -1,0 +1,200 @@
+// Recipe records: the draft `launch --target recipe` writes (docs/catalog-format.md, seed 002's
+// field names; everything but the measured result), and the `result:` block `calibrate --recipe`
+// puts into a record by editing its text, so that the rest of the file and its comments stay.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+#include "recipebook/emit/launch.hpp"
+#include "recipebook/emit/launch_script.hpp"
+
+namespace rb {
+namespace {
+
+std::string q(std::string_view s) { return nlohmann::json(std::string(s)).dump(); }
+
+std::string yaml_bool(bool b) { return b ? "true" : "false"; }
+
+std::string scope_names(uint32_t mask) {
+  std::string out;
+  for (std::string_view s : {"attn", "mlp", "moe", "moe_router", "moe_preprocess", "mamba"})
+    if ((mask & *parse_cuda_graph_scope(s)) != 0) out += (out.empty() ? "" : ", ") + std::string(s);
+  return "[" + out + "]";
+}
+
+std::string_view precision_recipe(Precision p) {
+  switch (p) {
+    case Precision::kBf16: return "bf16_mixed";
+    case Precision::kFp8Cs: return "bf16_with_fp8_current_scaling_mixed";
+    case Precision::kFp8Ds: return "bf16_with_fp8_delayed_scaling_mixed";
+    case Precision::kFp8Blockwise: return "bf16_with_fp8_subchannel_scaling_mixed";
+    case Precision::kMxfp8: return "bf16_with_mxfp8_mixed";
+    case Precision::kNvfp4: return "bf16_with_nvfp4_mixed";
+  }
+  return "bf16_mixed";
+}
+
+void append_block_scalar(std::string& out, std::string_view key, const std::string& text, int ind) {
+  const std::string p(static_cast<size_t>(ind), ' ');
+  out += p + std::string(key) + ": |\n";
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string_view line(text.data() + start, end - start);
+    out += line.empty() ? std::string("\n") : p + "  " + std::string(line) + "\n";
+    start = end + 1;
+  }
+}
+
+std::string num(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
+
+}  // namespace
+
+Result<std::string> render_recipe_draft(const LaunchSpec& spec) {
+  if (auto ok = validate_spec(spec); !ok) return tl::unexpected(ok.error());
+  const Layout& l = spec.layout;
+  std::string out;
+  out += fmt::format("# {}: a recipe draft written by `recipebook launch --target recipe`{}.\n", spec.name,
+                     spec.source_recipe.empty() ? "" : " from " + spec.source_recipe);
+  out += "# Everything but the measured result is filled in. Run it, then\n"
+         "#   recipebook calibrate TRAINING_LOG... --recipe THIS_FILE\n"
+         "# writes `result` (tokens/s/GPU, step-time CV, MFU, USD per million tokens, GPU-hours).\n";
+  out += "schema_version: 1\n";
+  out += "name: " + q(spec.name) + "\n";
+  out += "kind: measured\n";
+  out += fmt::format("mode: {}\n", mode_name(spec.mode));
+  out += fmt::format("framework: {}\n", framework_name(spec.framework));
+  out += "entry_point: " +
+         q(spec.framework == Framework::kBridge && !spec.bridge_recipe.empty() ? spec.bridge_recipe
+                                                                             : std::string("pretrain_gpt.py")) +
+         "\n";
+  if (!spec.source_recipe.empty()) out += "extends: " + q(spec.source_recipe) + "\n";
+  out += "source: " + q("recipebook launch draft") + "\n";
+  out += "model: " + q(spec.model) + "\n";
+  out += "gpu:\n  type: " + q(spec.gpu) + fmt::format("\n  count: {}\n  per_node: {}\n", spec.gpus, spec.gpus_per_node);
+  out += "status: draft\n";
+
+  out += "workload:\n";
+  if (spec.seq > 0) out += fmt::format("  row_tokens: {}\n", spec.seq);
+  if (spec.gbs > 0) out += fmt::format("  global_batch: {}\n", spec.gbs);
+  if (spec.precision_given) out += fmt::format("  precision: {}\n", precision_name(l.precision));
+  if (!spec.dataset.empty()) out += "  dataset:\n    name: " + q(spec.dataset) + "\n";
+
+  if (spec.layout_given) {
+    out += "layout:\n  label: " + q(layout_label(spec)) + "\n";
+    out += fmt::format("  tp: {}\n  pp: {}\n  vpp: {}\n  cp: {}\n  ep: {}\n  etp: {}\n  dp: {}\n", l.tp, l.pp, l.vp,
+                       l.cp, l.ep, l.etp, l.dp);
+    out += "  sequence_parallel: " + yaml_bool(l.sp) + "\n";
+    out += fmt::format("  rows_per_microbatch: {}\n", l.mbs);
+    switch (l.recompute) {
+      case Recompute::kNone: out += "  recompute: null\n"; break;
+      case Recompute::kSelective: out += "  recompute:\n    granularity: selective\n"; break;
+      case Recompute::kFull:
+        out += fmt::format("  recompute:\n    granularity: full\n    method: {}\n    num_layers: {}\n",
+                           l.recompute_method == RecomputeMethod::kBlock ? "block" : "uniform", l.recompute_layers);
+        break;
+    }
+    const bool flex = l.dispatcher == Dispatcher::kFlexDeepep || l.dispatcher == Dispatcher::kFlexHybridep;
+    out += fmt::format("  dispatcher: {}\n", flex ? "flex" : dispatcher_name(l.dispatcher));
+
+    out += "features:\n";
+    out += fmt::format("  cuda_graph:\n    impl: {}\n", cuda_graph_name(l.cuda_graph));
+    if (l.cuda_graph == CudaGraph::kTransformerEngine && l.cuda_graph_scope != 0)
+      out += "    scope: " + scope_names(l.cuda_graph_scope) + "\n";
+    if (l.recompute == Recompute::kSelective)
+      out += "  recompute_modules: [" +
+             recompute_modules_str(l.recompute_modules == 0 ? kRcDefault : l.recompute_modules) + "]\n";
+    if (spec.precision_given) out += fmt::format("  precision_recipe: {}\n", precision_recipe(l.precision));
+    out += "  fsdp: " + yaml_bool(l.fsdp) + "\n";
+    if (l.fsdp) out += "  fsdp_strategy: optim_grads_params\n";
+    out += fmt::format("  cpu_offload_layers: {}\n", l.cpu_offload_layers);
+    out += fmt::format("  flex_backend: {}\n", flex ? dispatcher_name(l.dispatcher) : "null");
+    out += "  ep_a2a_overlap: " + yaml_bool(l.ep_a2a_overlap) + "\n";
+    out += "  tp_comm_overlap: " + yaml_bool(l.tp_comm_overlap) + "\n";
+    out += "  precision_aware_optimizer: " + yaml_bool(l.precision_aware_optimizer) + "\n";
+    out += "  te_rng_tracker: " + yaml_bool(l.te_rng_tracker || l.cuda_graph != CudaGraph::kNone) + "\n";
+  }
+  if (!spec.env.empty()) {
+    out += "env:\n";
+    for (const auto& [k, v] : spec.env) out += "  " + k + ": " + q(v) + "\n";
+  }
+  // The command, as the bridge / megatron-lm target writes it.
+  LaunchSpec run = spec;
+  run.probe = false;
+  if (check_entry(run)) {
+    const std::vector<std::string> launcher =
+        spec.framework == Framework::kBridge ? std::vector<std::string>{"uv", "run", "python", "-m", "torch.distributed.run"}
+                                             : std::vector<std::string>{"torchrun"};
+    append_block_scalar(out, "run", render_shell_script(run, launcher, "recipe"), 0);
+  }
+  out += "# result: written by `recipebook calibrate`\n";
+  return out;
+}
+
+std::string render_result_block(const Calibration& c) {
+  const RunSummary& r = c.run;
+  std::string out = "result:\n";
+  out += "  tokens_per_s_per_gpu: " + num(c.tokens_per_s_per_gpu, 2) + "\n";
+  out += "  usd_per_million_tokens: " + (c.usd_per_million_tokens ? num(*c.usd_per_million_tokens, 2) : "null") + "\n";
+  out += "  step_time_cv_percent: " + (r.step_time_cv ? num(*r.step_time_cv * 100.0, 2) : "null") + "\n";
+  out += "  mfu: " + (c.mfu ? num(*c.mfu, 4) : "null") + "\n";
+  out += "  mfu_note: " + q(c.mfu_note) + "\n";
+  if (!r.measured_date.empty()) out += "  measured: " + r.measured_date + "\n";
+  out += fmt::format("  steps_per_run: {}\n", r.steps_per_run);
+  out += fmt::format("  window:\n  - {}\n  - {}\n", r.window_start, r.window_end);
+  out += fmt::format("  window_tokens: {:.0f}\n", r.window_tokens);
+  out += fmt::format("  runs: {}\n", r.runs);
+  out += "  profiler: false\n";
+  out += "  gpu_hours: " + num(c.gpu_hours, 2) + "\n";
+  out += "  gpu_hours_note: " + q(c.gpu_hours_note) + "\n";
+  if (r.first_loss) out += fmt::format("  first_loss: {:.6g}\n", *r.first_loss);
+  if (r.last_loss) out += fmt::format("  last_loss: {:.6g}\n", *r.last_loss);
+  return out;
+}
+
+std::string with_result_block(std::string_view text, std::string_view block) {
+  auto is_result_key = [](std::string_view line) {
+    if (!line.starts_with("result")) return false;
+    size_t k = 6;
+    while (k < line.size() && line[k] == ' ') ++k;
+    return k < line.size() && line[k] == ':';
+  };
+  std::string out;
+  size_t pos = 0;
+  bool replaced = false;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    const size_t next = end == std::string_view::npos ? text.size() : end + 1;
+    const std::string_view line = text.substr(pos, (end == std::string_view::npos ? text.size() : end) - pos);
+    if (!replaced && is_result_key(line)) {
+      // Skip the old block: lines that are indented, or blank and followed by more of the block.
+      size_t p = next;
+      size_t block_end = next;
+      while (p < text.size()) {
+        size_t e = text.find('\n', p);
+        const size_t n = e == std::string_view::npos ? text.size() : e + 1;
+        const std::string_view l = text.substr(p, (e == std::string_view::npos ? text.size() : e) - p);
+        const bool blank = l.find_first_not_of(" \t\r") == std::string_view::npos;
+        const bool indented = !l.empty() && (l[0] == ' ' || l[0] == '\t' || l.starts_with("- "));
+        if (!blank && !indented) break;
+        if (!blank) block_end = n;
+        p = n;
+      }
+      out += block;
+      pos = block_end;
+      replaced = true;
+      continue;
+    }
+    out.append(text.substr(pos, next - pos));
+    pos = next;
+  }
+  if (!replaced) {
+    if (!out.empty() && out.back() != '\n') out += '\n';
+    out += block;
+  }
+  return out;
+}
+
+}  // namespace rb

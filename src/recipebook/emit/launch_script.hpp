@@ -1,0 +1,40 @@
+// Internal to the launch renderers: the bash building blocks the script targets share
+// (launch_shell.cpp defines them). Not for use outside emit/launch_*.cpp.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "recipebook/emit/launch.hpp"
+
+namespace rb {
+
+// A Megatron-LM argument list holds this word where the model's shape arguments go when recipebook
+// cannot write them (a hybrid GDN / Mamba model): the script defines MODEL_ARGS=() for the user.
+inline constexpr std::string_view kModelArgsWord = "\"${MODEL_ARGS[@]}\"";
+// Words written as they are, never quoted (kModelArgsWord).
+bool is_raw_word(std::string_view word);
+
+// validate_spec plus what the spec's framework needs to write its entry point: a Bridge recipe name,
+// or (Megatron-LM) the whole layout, the sequence length and the global batch.
+Result<void> check_entry(const LaunchSpec& spec);
+
+// torchrun's rendezvous flags, read from NNODES, NODE_RANK, GPUS_PER_NODE, MASTER_ADDR, MASTER_PORT.
+std::string torchrun_rendezvous_args();
+// "TP2 PP1 CP1 EP8 ETP1 DP4 SP" for headers and the draft.
+std::string layout_label(const LaunchSpec& spec);
+
+void append_header(std::string& out, const LaunchSpec& spec, std::string_view target);
+void append_env(std::string& out, const LaunchSpec& spec);  // the `export` block, or nothing
+// NAME=( one flag and its values per line ).
+void append_args_array(std::string& out, std::string_view name, const std::vector<std::string>& args);
+// MODEL_ARGS=() with the reason, for a Megatron-LM model whose shape flags recipebook cannot write.
+void append_model_args_note(std::string& out, const LaunchSpec& spec);
+
+// A one-node-at-a-time bash script: env, rendezvous, TRAIN_ARGS, then `<launcher> <rendezvous>
+// "${TRAIN_ARGS[@]}"` (or the probe).
+std::string render_shell_script(const LaunchSpec& spec, const std::vector<std::string>& launcher,
+                                std::string_view target);
+
+}  // namespace rb

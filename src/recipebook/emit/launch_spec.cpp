@@ -1,0 +1,370 @@
+#include "recipebook/emit/launch_spec.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+
+#include "recipebook/catalog/yaml_tree.hpp"
+#include "recipebook/core/strings.hpp"
+#include "recipebook/emit/atomic_file.hpp"
+#include "recipebook/rules/check_layout.hpp"
+
+namespace rb {
+namespace {
+
+using Json = nlohmann::json;
+
+// Job and file names: letters, digits, '_', '-', '.'.
+std::string safe_name(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    out += (std::isalnum(u) || c == '_' || c == '-' || c == '.') ? c : '-';
+  }
+  while (!out.empty() && (out.front() == '-' || out.front() == '.')) out.erase(out.begin());
+  return out.empty() ? "recipebook-job" : out;
+}
+
+bool has_path(const YNode& tree, std::string_view section, std::string_view key) {
+  const YNode* s = tree.get(section);
+  return s != nullptr && s->is_map() && s->get(key) != nullptr && !s->get(key)->is_null();
+}
+
+// A record whose `layout` gives TP, PP and CP is launchable for a dense model even without EP
+// (the generated Bridge records leave unset fields out); `layout_known` also asks for EP.
+bool layout_recorded(const RecipeEntry& e, const std::optional<Model>& model) {
+  if (e.recipe.layout_known) return true;
+  const bool dense = model && model->has_architecture && !model->is_moe();
+  return dense && has_path(e.tree, "layout", "tp") && has_path(e.tree, "layout", "pp") &&
+         has_path(e.tree, "layout", "cp");
+}
+
+// features.env_gates: env vars a library reads once at import (seed 000's NVTE_CUTEDSL_FUSED_GROUPED_MLP).
+void add_env_gates(const YNode& tree, std::vector<std::pair<std::string, std::string>>& env) {
+  const YNode* f = tree.get("features");
+  const YNode* g = f != nullptr && f->is_map() ? f->get("env_gates") : nullptr;
+  if (g == nullptr || !g->is_map()) return;
+  for (const auto& [k, v] : g->map) {
+    const bool present = std::any_of(env.begin(), env.end(), [&](const auto& kv) { return kv.first == k.text; });
+    if (!present && v.is_scalar()) env.emplace_back(k.text, v.text);
+  }
+}
+
+Result<void> apply_flags(const LayoutFlags& f, Layout& l, bool from_flags_only) {
+  const int old_tp = l.tp;
+  const bool old_sp = l.sp;
+  if (f.tp) l.tp = *f.tp;
+  if (f.pp) l.pp = *f.pp;
+  if (f.vp) l.vp = *f.vp;
+  if (f.cp) l.cp = *f.cp;
+  if (f.ep) l.ep = *f.ep;
+  if (f.etp) l.etp = *f.etp;
+  if (f.mbs) l.mbs = *f.mbs;
+  // Seed 004: "SP should be True whenever TP > 1"; Megatron refuses SP with TP 1.
+  if (f.sp)
+    l.sp = *f.sp;
+  else
+    l.sp = l.tp > 1 && (from_flags_only || old_sp || old_tp == 1);
+  if (f.fsdp) l.fsdp = *f.fsdp;
+  if (f.distributed_optimizer) l.distributed_optimizer = *f.distributed_optimizer;
+  if (f.precision_aware_optimizer) l.precision_aware_optimizer = *f.precision_aware_optimizer;
+  if (f.ep_a2a_overlap) l.ep_a2a_overlap = *f.ep_a2a_overlap;
+  if (f.tp_comm_overlap) l.tp_comm_overlap = *f.tp_comm_overlap;
+  if (f.cpu_offload_layers) l.cpu_offload_layers = *f.cpu_offload_layers;
+  if (!f.precision.empty()) {
+    auto p = parse_precision(f.precision);
+    if (!p) return fail("unknown precision '" + f.precision + "'", {"--precision"}, "use bf16, fp8_cs, fp8_ds, fp8_blockwise, mxfp8 or nvfp4");
+    l.precision = *p;
+  }
+  if (!f.recompute.empty()) {
+    const std::string r = to_lower(f.recompute);
+    if (r == "none") l.recompute = Recompute::kNone;
+    else if (r == "selective") l.recompute = Recompute::kSelective;
+    else if (r == "full") l.recompute = Recompute::kFull;
+    else return fail("unknown recompute '" + f.recompute + "'", {"--recompute"}, "use none, selective or full");
+  }
+  if (!f.recompute_modules.empty()) {
+    uint32_t mask = 0;
+    for (const auto& m : split_list(f.recompute_modules)) {
+      auto bit = parse_recompute_module(m);
+      if (!bit) return fail("unknown recompute module '" + m + "'", {"--recompute-modules"});
+      mask |= *bit;
+    }
+    l.recompute_modules = mask;
+    if (f.recompute.empty()) l.recompute = Recompute::kSelective;
+  }
+  if (!f.recompute_method.empty()) {
+    if (f.recompute_method == "uniform") l.recompute_method = RecomputeMethod::kUniform;
+    else if (f.recompute_method == "block") l.recompute_method = RecomputeMethod::kBlock;
+    else return fail("unknown recompute method '" + f.recompute_method + "'", {"--recompute-method"}, "use uniform or block");
+  }
+  if (f.recompute_layers) l.recompute_layers = *f.recompute_layers;
+  if (!f.dispatcher.empty()) {
+    auto d = parse_dispatcher(f.dispatcher);
+    if (!d) return fail("unknown dispatcher '" + f.dispatcher + "'", {"--dispatcher"}, "use alltoall, allgather, deepep or hybridep");
+    l.dispatcher = *d;
+  }
+  if (!f.cuda_graph.empty()) {
+    auto g = parse_cuda_graph(f.cuda_graph);
+    if (!g) return fail("unknown CUDA-graph implementation '" + f.cuda_graph + "'", {"--cuda-graph"},
+                        "use none, transformer_engine, local or full_iteration");
+    l.cuda_graph = *g;
+    if (*g == CudaGraph::kNone) l.cuda_graph_scope = 0;
+  }
+  if (!f.cuda_graph_scope.empty()) {
+    uint32_t mask = 0;
+    for (const auto& m : split_list(f.cuda_graph_scope)) {
+      auto bit = parse_cuda_graph_scope(m);
+      if (!bit) return fail("unknown CUDA-graph scope '" + m + "'", {"--cuda-graph-scope"});
+      mask |= *bit;
+    }
+    l.cuda_graph_scope = mask;
+  }
+  return {};
+}
+
+// One entry of `plan --json`: the root or an element of its first array of candidates; the layout
+// under "layout" (emit/catalog_json.cpp layout_json names) or flat in the entry.
+Result<void> read_plan(const std::string& path, int pick, LaunchSpec& spec, std::vector<std::string>& notes) {
+  auto text = read_text_file(path);
+  if (!text) return tl::unexpected(text.error());
+  Json root;
+  try {
+    root = Json::parse(*text);
+  } catch (const Json::exception& e) {
+    return fail(std::string("not JSON: ") + e.what(), {path});
+  }
+  std::vector<const Json*> entries;
+  auto collect = [&](const Json& arr) {
+    for (const auto& e : arr)
+      if (e.is_object()) entries.push_back(&e);
+  };
+  if (root.is_array()) {
+    collect(root);
+  } else if (root.is_object()) {
+    for (const char* key : {"plans", "candidates", "top", "layouts", "results", "entries"})
+      if (root.contains(key) && root[key].is_array() && entries.empty()) collect(root[key]);
+    if (entries.empty() && (root.contains("layout") || root.contains("tp"))) entries.push_back(&root);
+  }
+  if (entries.empty()) return fail("no plan entries (expected `recipebook plan --json` output)", {path});
+  if (pick < 1 || static_cast<size_t>(pick) > entries.size())
+    return fail(fmt::format("--pick {} is not an entry (the plan has {})", pick, entries.size()), {path});
+  const Json& e = *entries[static_cast<size_t>(pick) - 1];
+  auto field = [&](const char* key) -> const Json* {
+    for (const Json* scope : {&e, static_cast<const Json*>(&root)}) {
+      if (!scope->is_object()) continue;
+      if (scope->contains(key)) return &(*scope)[key];
+      for (const char* sub : {"workload", "cluster", "request"})
+        if (scope->contains(sub) && (*scope)[sub].is_object() && (*scope)[sub].contains(key)) return &(*scope)[sub][key];
+    }
+    return nullptr;
+  };
+  try {
+    if (auto* v = field("model"); v && v->is_string()) spec.model = v->get<std::string>();
+    if (auto* v = field("gpu"); v && v->is_string()) spec.gpu = v->get<std::string>();
+    if (auto* v = field("gpus"); v && v->is_number_integer()) spec.gpus = v->get<int>();
+    if (auto* v = field("gpus_per_node"); v && v->is_number_integer()) spec.gpus_per_node = v->get<int>();
+    if (auto* v = field("mode"); v && v->is_string())
+      if (auto m = parse_mode(v->get<std::string>())) spec.mode = *m;
+    if (auto* v = field("seq"); v && v->is_number_integer()) spec.seq = v->get<int64_t>();
+    if (auto* v = field("gbs"); v && v->is_number_integer()) spec.gbs = v->get<int64_t>();
+    const Json& lj = e.contains("layout") && e["layout"].is_object() ? e["layout"] : e;
+    LayoutFlags f;
+    auto num = [&](const char* k, std::optional<int>& out) {
+      if (lj.contains(k) && lj[k].is_number_integer()) out = lj[k].get<int>();
+    };
+    num("tp", f.tp); num("pp", f.pp); num("vp", f.vp); num("cp", f.cp); num("ep", f.ep); num("etp", f.etp);
+    num("mbs", f.mbs); num("recompute_layers", f.recompute_layers);
+    auto flag = [&](const char* k, std::optional<bool>& out) {
+      if (lj.contains(k) && lj[k].is_boolean()) out = lj[k].get<bool>();
+    };
+    flag("sp", f.sp); flag("fsdp", f.fsdp);
+    auto str = [&](const char* k, std::string& out) {
+      if (lj.contains(k) && lj[k].is_string()) out = lj[k].get<std::string>();
+    };
+    str("precision", f.precision); str("recompute", f.recompute); str("recompute_modules", f.recompute_modules);
+    str("dispatcher", f.dispatcher); str("cuda_graph", f.cuda_graph);
+    spec.precision_given = !f.precision.empty();
+    if (auto ok = apply_flags(f, spec.layout, true); !ok) return fail(ok.error().message, {path});
+  } catch (const Json::exception& ex) {
+    return fail(std::string("unexpected plan entry: ") + ex.what(), {path});
+  }
+  notes.push_back(fmt::format("launching entry {} of {} in {}", pick, entries.size(), path));
+  return {};
+}
+
+// A Megatron-Bridge recipe of the same model and mode to start run_recipe.py from: a library recipe
+// first, then the same GPU, then the nearest GPU count.
+const RecipeEntry* find_bridge_base(const Catalog& catalog, const LaunchSpec& spec) {
+  const std::string want = spec.model_ir ? spec.model_ir->name : spec.model;
+  RecipeFilter filter;
+  filter.model = spec.model;
+  filter.mode = spec.mode;
+  const RecipeEntry* best = nullptr;
+  auto score = [&](const RecipeEntry* e) {
+    return std::tuple(e->recipe.kind == RecipeKind::kLibrary ? 0 : 1, fold_name(e->recipe.gpu) == fold_name(spec.gpu) ? 0 : 1,
+                      std::abs(e->recipe.gpus - spec.gpus), e->recipe.name);
+  };
+  for (const RecipeEntry* e : catalog.list(filter)) {
+    if (e->recipe.framework != "megatron-bridge") continue;
+    auto m = catalog.find_model(e->recipe.model);
+    if (!m || fold_name(m->name) != fold_name(want)) continue;
+    if (best == nullptr || score(e) < score(best)) best = e;
+  }
+  return best;
+}
+
+std::string bridge_entry(const Recipe& r) { return r.entry_point.empty() ? r.name : r.entry_point; }
+
+}  // namespace
+
+bool LayoutFlags::any() const {
+  return tp || pp || vp || cp || ep || etp || mbs || sp || fsdp || distributed_optimizer || precision_aware_optimizer ||
+         ep_a2a_overlap || tp_comm_overlap || !precision.empty() || !recompute.empty() || !recompute_modules.empty() ||
+         !recompute_method.empty() || recompute_layers || !dispatcher.empty() || !cuda_graph.empty() ||
+         !cuda_graph_scope.empty() || cpu_offload_layers;
+}
+
+Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& catalog, std::vector<std::string>& notes) {
+  LaunchSpec spec;
+  const bool plan = req.source.size() > 5 && req.source.ends_with(".json");
+  const RecipeEntry* entry = nullptr;
+  if (!req.source.empty() && !plan) {
+    auto found = catalog.find_recipe(req.source);
+    if (!found) return tl::unexpected(found.error());
+    entry = *found;
+    auto resolved = catalog.resolved(entry->recipe.name);
+    if (!resolved) return tl::unexpected(resolved.error());
+    const Recipe& r = *resolved;
+    spec.source_recipe = r.name;
+    spec.model = r.model;
+    spec.gpu = r.gpu;
+    spec.gpus = r.gpus;
+    spec.gpus_per_node = r.gpus_per_node;
+    spec.mode = r.mode;
+    spec.layout = r.layout;
+    spec.precision_given = r.precision_known;
+    spec.seq = r.seq;
+    spec.gbs = r.gbs;
+    for (const auto& [k, v] : r.env) spec.env.emplace_back(k, v);
+    add_env_gates(entry->tree, spec.env);
+    spec.framework = r.framework == "megatron-bridge" ? Framework::kBridge : Framework::kMegatronLm;
+    if (spec.framework == Framework::kBridge) spec.bridge_recipe = bridge_entry(r);
+  } else if (plan) {
+    if (auto ok = read_plan(req.source, req.pick, spec, notes); !ok) return tl::unexpected(ok.error());
+  }
+
+  // Flags override the recipe or plan entry.
+  if (!req.model.empty()) spec.model = req.model;
+  if (!req.gpu.empty()) spec.gpu = req.gpu;
+  if (req.gpus > 0) spec.gpus = req.gpus;
+  if (req.gpus_per_node > 0) spec.gpus_per_node = req.gpus_per_node;
+  if (!req.mode.empty()) {
+    auto m = parse_mode(req.mode);
+    if (!m) return fail("unknown mode '" + req.mode + "'", {"--mode"}, "use pretrain, sft or peft");
+    spec.mode = *m;
+  }
+  if (req.seq > 0) spec.seq = req.seq;
+  if (req.gbs > 0) spec.gbs = req.gbs;
+  if (spec.model.empty()) return fail("no model to launch", {"--model"}, "give a recipe name or --model NAME");
+  if (spec.gpu.empty()) return fail("no GPU type", {"--gpu"}, "give --gpu NAME (h100, b200, gb300, ...)");
+  if (spec.gpus <= 0) return fail("no GPU count", {"--gpus"}, "give --gpus N");
+
+  if (auto m = catalog.find_model(spec.model)) {
+    spec.model_ir = *m;
+  } else {
+    notes.push_back("the model's architecture is not in the catalog (" + m.error().message +
+                    "): Megatron-LM model flags and the layout rules are skipped");
+  }
+  auto hw = catalog.find_hardware(spec.gpu);
+  if (spec.gpus_per_node <= 0) {
+    spec.gpus_per_node = hw ? hw->gpus_per_node : 8;
+    if (!hw) notes.push_back(fmt::format("GPU '{}' is not in the catalog: assuming 8 GPUs per node", spec.gpu));
+  }
+
+  if (entry != nullptr) {
+    spec.layout_given = layout_recorded(*entry, spec.model_ir);
+    if (spec.framework == Framework::kBridge && spec.layout_given) spec.base = spec.layout;
+    if (req.layout.any() && !spec.layout_given) {
+      notes.push_back("the recipe does not record its whole layout: degrees not given as flags are taken as 1");
+      spec.layout_given = true;
+    }
+    if (auto ok = apply_flags(req.layout, spec.layout, false); !ok) return tl::unexpected(ok.error());
+    if (!req.layout.precision.empty()) spec.precision_given = true;
+  } else {
+    if (!plan) {
+      if (auto ok = apply_flags(req.layout, spec.layout, true); !ok) return tl::unexpected(ok.error());
+      spec.precision_given = true;
+      if (req.layout.precision.empty()) notes.push_back("precision not given: bf16");
+    } else if (auto ok = apply_flags(req.layout, spec.layout, false); !ok) {
+      return tl::unexpected(ok.error());
+    }
+    spec.layout_given = true;
+  }
+  if (spec.layout.model_parallel() > 0 && spec.gpus % spec.layout.model_parallel() == 0)
+    spec.layout.dp = spec.gpus / spec.layout.model_parallel();
+
+  // The framework: asked for, else the recipe's, else Megatron-Bridge when the catalog has a recipe
+  // of this model to start run_recipe.py from.
+  std::optional<Framework> forced;
+  if (!req.framework.empty()) {
+    forced = parse_framework(req.framework);
+    if (!forced) return fail("unknown framework '" + req.framework + "'", {"--framework"}, "use bridge or megatron-lm");
+  }
+  if (!req.bridge_recipe.empty()) {
+    auto b = catalog.find_recipe(req.bridge_recipe);
+    if (!b) return tl::unexpected(b.error());
+    spec.bridge_recipe = bridge_entry((*b)->recipe);
+    if (entry == nullptr) spec.base = layout_recorded(**b, spec.model_ir) ? std::optional((*b)->recipe.layout) : std::nullopt;
+    spec.framework = Framework::kBridge;
+  } else if (entry == nullptr && forced.value_or(Framework::kBridge) == Framework::kBridge) {
+    if (const RecipeEntry* base = find_bridge_base(catalog, spec)) {
+      spec.bridge_recipe = bridge_entry(base->recipe);
+      if (layout_recorded(*base, spec.model_ir)) spec.base = base->recipe.layout;
+      notes.push_back("Megatron-Bridge: starting from recipe " + base->recipe.name +
+                      " with the layout, batch and features as overrides");
+      spec.framework = Framework::kBridge;
+    } else {
+      spec.framework = Framework::kMegatronLm;
+      if (!forced) notes.push_back("no Megatron-Bridge recipe of this model and mode in the catalog: Megatron-LM");
+    }
+  }
+  if (forced) spec.framework = *forced;
+
+  spec.name = safe_name(!req.name.empty()                ? req.name
+                        : !spec.source_recipe.empty() ? spec.source_recipe
+                                                      : fmt::format("{}-{}gpu-{}", spec.model, spec.gpus, mode_name(spec.mode)));
+  return spec;
+}
+
+std::vector<Finding> check_launch_rules(const LaunchSpec& spec, const Catalog& catalog, std::string& skipped) {
+  if (!spec.layout_given) {
+    skipped = "the layout is the recipe's own and not fully recorded";
+    return {};
+  }
+  if (!spec.model_ir || !spec.model_ir->has_architecture) {
+    skipped = "the model's architecture is not known";
+    return {};
+  }
+  auto hw = catalog.find_hardware(spec.gpu);
+  RuleInput in;
+  in.model = &*spec.model_ir;
+  in.hardware = hw ? &*hw : nullptr;
+  in.workload.mode = spec.mode;
+  if (spec.seq > 0) in.workload.seq = spec.seq;
+  in.workload.gbs = spec.gbs;
+  in.cluster.gpus = spec.gpus;
+  in.cluster.gpus_per_node = spec.gpus_per_node;
+  in.layout = spec.layout;
+  in.facts.name = spec.name;
+  in.facts.framework = std::string(framework_name(spec.framework));
+  in.facts.entry_point = spec.framework == Framework::kBridge ? spec.bridge_recipe : "pretrain_gpt.py";
+  in.facts.dataset = spec.dataset;
+  for (const auto& [k, v] : spec.env) in.facts.env.push_back({k, v});
+  return check_layout(in);
+}
+
+}  // namespace rb

@@ -1,0 +1,55 @@
+// Building a LaunchSpec from what the user names: a catalog recipe (by name, or a recipe YAML file),
+// an entry of `recipebook plan --json` output, or layout flags; and checking it against the rules
+// before anything is rendered.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "recipebook/catalog/catalog.hpp"
+#include "recipebook/core/diagnostic.hpp"
+#include "recipebook/emit/launch.hpp"
+#include "recipebook/rules/rule.hpp"
+
+namespace rb {
+
+// Layout flags; unset ones keep the recipe's (or plan entry's) value, or Megatron's default.
+struct LayoutFlags {
+  std::optional<int> tp, pp, vp, cp, ep, etp, mbs;
+  std::optional<bool> sp, fsdp, distributed_optimizer, precision_aware_optimizer, ep_a2a_overlap, tp_comm_overlap;
+  std::string precision;          // bf16 | fp8_cs | fp8_ds | fp8_blockwise | mxfp8 | nvfp4
+  std::string recompute;          // none | selective | full
+  std::string recompute_modules;  // core_attn,moe_act (selective)
+  std::string recompute_method;   // uniform | block (full)
+  std::optional<int> recompute_layers;
+  std::string dispatcher;         // alltoall | allgather | deepep | hybridep
+  std::string cuda_graph;         // none | transformer_engine | local | full_iteration
+  std::string cuda_graph_scope;   // attn,moe_router,...
+  std::optional<int> cpu_offload_layers;
+
+  [[nodiscard]] bool any() const;
+};
+
+struct SpecRequest {
+  std::string source;  // recipe name, recipe .yaml file or plan .json file; empty = layout flags only
+  int pick = 1;        // which plan entry (1 = the first)
+  std::string model, gpu, mode;
+  int gpus = 0, gpus_per_node = 0;
+  int64_t seq = 0, gbs = 0;
+  LayoutFlags layout;
+  std::string framework;      // bridge | megatron-lm; empty = the recipe's, else bridge when a base exists
+  std::string bridge_recipe;  // run_recipe.py --recipe for a plan entry or layout flags
+  std::string name;
+};
+
+// The spec, with everything but the run options (targets, slurm, k8s, probe) filled. `notes` gets
+// one line per assumption made (a default layout degree, a chosen base recipe).
+Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& catalog, std::vector<std::string>& notes);
+
+// The rules (rules/check_layout) on the spec's model, GPU, workload and layout, with the record
+// facts a launch knows (framework, entry point, env). Empty when the layout or the model is not
+// known; `skipped` then says why.
+std::vector<Finding> check_launch_rules(const LaunchSpec& spec, const Catalog& catalog, std::string& skipped);
+
+}  // namespace rb

@@ -1,0 +1,160 @@
+// Test helpers for the launch renderers: hand-built models and specs, and running bash on output.
+#pragma once
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "recipebook/emit/launch.hpp"
+
+namespace rb::test {
+
+inline Model dense_model() {
+  Model m;
+  m.name = "Llama-3-8B";
+  m.hf_id = "meta-llama/Meta-Llama-3-8B";
+  m.hidden = 4096;
+  m.vocab = 128256;
+  m.ffn = 14336;
+  m.attn = AttentionDims{32, 8, 128, 128};
+  m.max_position = 8192;
+  m.layers.assign(32, LayerSpec{MixerKind::kAttention, 0, FfnKind::kDense});
+  return m;
+}
+
+inline Model moe_model() {
+  Model m;
+  m.name = "Test-MoE";
+  m.hidden = 2048;
+  m.vocab = 151936;
+  m.ffn = 6144;
+  m.attn = AttentionDims{32, 4, 128, 128};
+  m.attn.qk_norm = true;
+  m.max_position = 40960;
+  m.moe = MoeDims{128, 8, 768, 0, 0};
+  m.layers.assign(48, LayerSpec{MixerKind::kAttention, 0, FfnKind::kMoe});
+  m.layers[0].ffn = FfnKind::kDense;
+  return m;
+}
+
+inline Model gdn_model() {
+  Model m = moe_model();
+  m.name = "Test-GDN";
+  for (size_t i = 0; i < m.layers.size(); ++i) m.layers[i].mixer = i % 4 == 3 ? MixerKind::kAttention : MixerKind::kGdn;
+  return m;
+}
+
+// 16 H100 (2 nodes), TP2 PP2 VP2 DP4 with SP, selective recompute, seed 002's env.
+inline LaunchSpec sample_spec() {
+  LaunchSpec s;
+  s.name = "llama3_8b_launch_test";
+  s.framework = Framework::kBridge;
+  s.bridge_recipe = "llama3_8b_pretrain_config";
+  s.model = "Llama-3-8B";
+  s.model_ir = dense_model();
+  s.gpu = "h100";
+  s.gpus = 16;
+  s.gpus_per_node = 8;
+  s.layout.tp = 2;
+  s.layout.pp = 2;
+  s.layout.vp = 2;
+  s.layout.dp = 4;
+  s.layout.sp = true;
+  s.layout.recompute = Recompute::kSelective;
+  s.layout.recompute_modules = kRcCoreAttn | kRcMlp;
+  s.seq = 8192;
+  s.gbs = 128;
+  s.env = {{"CUDA_DEVICE_MAX_CONNECTIONS", "1"},
+           {"PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True"},
+           {"NCCL_NVLS_ENABLE", "$([ \"$NVLINK_COUNT\" -gt 0 ] && echo 1 || echo 0)"}};
+  s.k8s.image = "nvcr.io/nvidia/nemo:26.04";
+  return s;
+}
+
+// A scratch folder removed when the object goes.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char buf[] = "/tmp/rb_launch_test.XXXXXX";
+    const char* p = ::mkdtemp(buf);
+    path = p != nullptr ? p : "";
+  }
+  ~TempDir() {
+    if (!path.empty()) std::system(("rm -rf '" + path + "'").c_str());
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  [[nodiscard]] std::string file(const std::string& name) const { return path + "/" + name; }
+};
+
+inline void write_text(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+}
+
+inline std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct Run {
+  int rc = -1;
+  std::string out;  // stdout and stderr together
+};
+
+// Runs `command` through /bin/sh with its output captured.
+inline Run run_shell(const std::string& command) {
+  Run r;
+  TempDir tmp;
+  const std::string out = tmp.file("out");
+  const int status = std::system((command + " >'" + out + "' 2>&1").c_str());
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = read_text(out);
+  return r;
+}
+
+// `bash -n` on a script: 0 when it parses.
+inline Run bash_syntax(const std::string& script) {
+  TempDir tmp;
+  const std::string f = tmp.file("script.sh");
+  write_text(f, script);
+  return run_shell("bash -n '" + f + "'");
+}
+
+// The values of "KEY=VALUE" words on the lines that start with `tag` (e.g. "RB_PROBE "), one map
+// per line.
+inline std::vector<std::map<std::string, std::string>> tagged(const std::string& out, const std::string& tag) {
+  std::vector<std::map<std::string, std::string>> rows;
+  std::istringstream in(out);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(tag, 0) != 0) continue;
+    std::map<std::string, std::string> kv;
+    std::istringstream words(line.substr(tag.size()));
+    std::string w;
+    while (words >> w) {
+      const size_t eq = w.find('=');
+      if (eq != std::string::npos) kv[w.substr(0, eq)] = w.substr(eq + 1);
+    }
+    rows.push_back(kv);
+  }
+  return rows;
+}
+
+inline std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) out.push_back(line);
+  return out;
+}
+
+}  // namespace rb::test
