@@ -1,0 +1,237 @@
+// World size, tensor / sequence / context parallelism, pipeline split and batch divisibility
+// (REFERENCES.md C.1-C.11).
+#include "recipebook/rules/check_util.hpp"
+#include "recipebook/rules/checks.hpp"
+#include "recipebook/rules/pipeline_split.hpp"
+
+namespace rb {
+namespace {
+
+std::string tp_fix(const RuleContext& ctx) {
+  return "use TP in " + join_set(tp_candidates(ctx.pm, degree_cap(ctx)));
+}
+
+}  // namespace
+
+// Bridge get_data_parallel_size, MCore initialize_model_parallel: world % (TP PP CP) == 0.
+bool check_world_divisible(const RuleContext& ctx, Finding* out) {
+  const Layout& l = ctx.layout;
+  if (ctx.world <= 0 || ctx.model_parallel <= 0 || ctx.world % ctx.model_parallel == 0) return false;
+  if (out == nullptr) return true;
+  const int64_t tpcp = static_cast<int64_t>(l.tp) * l.cp;
+  std::string fix;
+  if (ctx.world % tpcp == 0)
+    fix = "use PP in " + join_set(divisors(ctx.world / tpcp));
+  else
+    fix = "choose TP x PP x CP among the divisors of " + str(ctx.world) + ": " + join_set(divisors(ctx.world));
+  return report(out,
+                "TP " + str(l.tp) + " x PP " + str(l.pp) + " x CP " + str(l.cp) + " = " + str(ctx.model_parallel) +
+                    " does not divide " + str(ctx.world) + " GPUs",
+                fix, ctx.world % tpcp == 0 ? "layout.pp" : "layout.tp", "gpu.count");
+}
+
+// MCore transformer_config.py: num_attention_heads % TP == 0.
+bool check_tp_heads(const RuleContext& ctx, Finding* out) {
+  if (tp_divides_heads(ctx.pm, ctx.layout.tp)) return false;
+  if (out == nullptr) return true;
+  return report(out, "TP " + str(ctx.layout.tp) + " does not divide the " + str(ctx.pm.heads) + " attention heads",
+                tp_fix(ctx), "layout.tp");
+}
+
+// MCore transformer_config.py: num_query_groups % TP == 0 or TP % num_query_groups == 0.
+bool check_tp_kv_groups(const RuleContext& ctx, Finding* out) {
+  if (tp_fits_kv_groups(ctx.pm, ctx.layout.tp)) return false;
+  if (out == nullptr) return true;
+  return report(out,
+                "TP " + str(ctx.layout.tp) + " neither divides the " + str(ctx.pm.kv_heads) +
+                    " KV heads (query groups) nor is a multiple of them",
+                tp_fix(ctx), "layout.tp");
+}
+
+// MCore ColumnParallelLinear: divide(ffn, TP) for dense and shared-expert MLPs, divide(moe_ffn, ETP).
+bool check_tp_ffn(const RuleContext& ctx, Finding* out) {
+  const bool tp_ok = tp_divides_ffn(ctx.pm, ctx.layout.tp);
+  const bool etp_ok = etp_divides_moe_ffn(ctx.pm, ctx.layout.etp);
+  if (tp_ok && etp_ok) return false;
+  if (out == nullptr) return true;
+  const Model& m = ctx.model();
+  if (!tp_ok) {
+    const bool dense = ctx.pm.dense_ffn_layers > 0 && m.ffn > 0 && m.ffn % ctx.layout.tp != 0;
+    const int64_t width = dense ? m.ffn : m.moe.shared_ffn;
+    return report(out,
+                  "TP " + str(ctx.layout.tp) + " does not divide the " + (dense ? "MLP" : "shared-expert MLP") +
+                      " width " + str(width),
+                  tp_fix(ctx), "layout.tp");
+  }
+  std::vector<int> etps;
+  for (int e : divisors(m.moe.ffn, degree_cap(ctx))) etps.push_back(e);
+  return report(out,
+                "ETP " + str(ctx.layout.etp) + " does not divide the expert MLP width " + str(m.moe.ffn),
+                "use ETP in " + join_set(etps), "layout.etp");
+}
+
+// MCore ssm/mamba_mixer.py: nheads % TP == 0 and ngroups % TP == 0.
+bool check_tp_mamba_heads(const RuleContext& ctx, Finding* out) {
+  if (tp_divides_mamba(ctx.pm, ctx.layout.tp)) return false;
+  if (out == nullptr) return true;
+  const MambaDims& md = ctx.model().mamba;
+  return report(out,
+                "TP " + str(ctx.layout.tp) + " does not divide the Mamba-2 heads (" + str(md.heads) + ") and groups (" +
+                    str(md.groups) + ")",
+                tp_fix(ctx), "layout.tp");
+}
+
+// MCore transformer_config.py: GDN key and value heads divisible by TP x CP.
+bool check_gdn_heads_tpcp(const RuleContext& ctx, Finding* out) {
+  const Layout& l = ctx.layout;
+  if (tpcp_divides_gdn_heads(ctx.pm, l.tp * l.cp)) return false;
+  if (out == nullptr) return true;
+  const GdnDims& g = ctx.model().gdn;
+  const bool tp_alone = tpcp_divides_gdn_heads(ctx.pm, l.tp);
+  std::vector<int> ok;
+  for (int d : divisors(g.key_heads > 0 ? g.key_heads : g.value_heads))
+    if (tpcp_divides_gdn_heads(ctx.pm, d)) ok.push_back(d);
+  return report(out,
+                "TP " + str(l.tp) + " x CP " + str(l.cp) + " = " + str(l.tp * l.cp) + " does not divide the " +
+                    str(g.key_heads) + " GDN key heads and " + str(g.value_heads) + " value heads",
+                "use TP x CP in " + join_set(ok), tp_alone ? "layout.cp" : "layout.tp");
+}
+
+// MCore model_parallel_config.py: sequence_parallel requires TP > 1 (ValueError).
+bool check_sp_needs_tp(const RuleContext& ctx, Finding* out) {
+  if (!ctx.layout.sp || ctx.layout.tp > 1) return false;
+  if (out == nullptr) return true;
+  return report(out, "sequence parallelism is set with TP 1", "set sequence_parallel: false (or TP > 1)",
+                "layout.sequence_parallel");
+}
+
+// MCore model_parallel_config.py (EP > 1 and TP > 1 without SP: ValueError) and MLM
+// yaml_arguments.py (MoE with TP > 1 asserts SP).
+bool check_sp_required(const RuleContext& ctx, Finding* out) {
+  if (ctx.pm.moe_layers == 0 || ctx.layout.tp <= 1 || ctx.layout.sp) return false;
+  if (out == nullptr) return true;
+  return report(out,
+                "MoE model with TP " + str(ctx.layout.tp) + " and EP " + str(ctx.layout.ep) +
+                    " runs without sequence parallelism, which Megatron requires",
+                "set sequence_parallel: true", "layout.sequence_parallel", "layout.tp");
+}
+
+// Bridge config.py / MLM arguments.py: CP > 1 requires seq % (2 CP) == 0 (load-balanced chunks).
+bool check_cp_seq(const RuleContext& ctx, Finding* out) {
+  const int cp = ctx.layout.cp;
+  const int64_t seq = ctx.workload.seq;
+  if (cp <= 1 || seq <= 0 || seq % (2 * cp) == 0) return false;
+  if (out == nullptr) return true;
+  const int64_t step = 2 * cp;
+  const int64_t down = seq / step * step;
+  return report(out,
+                "sequence length " + str(seq) + " is not a multiple of 2 x CP = " + str(step),
+                "use a sequence length of " + str(down > 0 ? down : step) + " or " + str(down + step) +
+                    ", or a CP with 2 x CP dividing " + str(seq),
+                "workload.row_tokens", "layout.cp");
+}
+
+// MCore tensor_parallel/mappings.py: with SP each TP rank takes seq/(CP TP) tokens.
+bool check_sp_seq(const RuleContext& ctx, Finding* out) {
+  const Layout& l = ctx.layout;
+  const int64_t seq = ctx.workload.seq;
+  if (!l.sp || l.tp <= 1 || seq <= 0) return false;
+  if (l.cp > 1 && seq % (2 * l.cp) != 0) return false;  // RB-CP-SEQ reports it
+  const int64_t step = static_cast<int64_t>(l.tp) * l.cp;
+  if (seq % step == 0) return false;
+  if (out == nullptr) return true;
+  const int64_t down = seq / step * step;
+  return report(out,
+                "with sequence parallelism the sequence length " + str(seq) + " is not a multiple of TP x CP = " +
+                    str(step),
+                "use a sequence length of " + str(down > 0 ? down : step) + " or " + str(down + step),
+                "workload.row_tokens");
+}
+
+// MCore transformer_config.py / Bridge gpt_provider.py: even split of the layers over PP stages.
+bool check_pp_layers(const RuleContext& ctx, Finding* out) {
+  const PipelineSplit s = pipeline_split(ctx);
+  if (!s.known || s.ok) return false;
+  if (out == nullptr) return true;
+  const Layout& l = ctx.layout;
+  if (s.uneven) {
+    const int ends = (l.first_stage_layers > 0 ? 1 : 0) + (l.last_stage_layers > 0 ? 1 : 0);
+    const int middle = ctx.pm.layers - l.first_stage_layers - l.last_stage_layers;
+    return report(out,
+                  "with " + str(l.first_stage_layers) + " first-stage and " + str(l.last_stage_layers) +
+                      " last-stage layers, the remaining " + str(middle) + " of " + str(ctx.pm.layers) +
+                      " layers do not split evenly over the " + str(l.pp - ends) + " middle stages",
+                  "choose first/last stage layer counts that leave a multiple of " + str(l.pp - ends) +
+                      " layers for the middle stages",
+                  "features.pipeline_layout", "layout.pp");
+  }
+  std::vector<int> pps = divisors(s.total, degree_cap(ctx));
+  return report(out,
+                "PP " + str(l.pp) + " does not divide the " + str(s.total) + " layers" +
+                    (s.total != ctx.pm.layers ? " (with embedding/loss accounting)" : ""),
+                "use PP in " + join_set(pps) +
+                    ", or set first/last pipeline stage layer counts (num_layers_in_first/last_pipeline_stage)",
+                "layout.pp");
+}
+
+// MCore parallel_state.py: virtual pipeline requires PP > 1.
+bool check_vp_needs_pp(const RuleContext& ctx, Finding* out) {
+  if (ctx.layout.vp <= 1 || ctx.layout.pp > 1) return false;
+  if (out == nullptr) return true;
+  return report(out, "VP " + str(ctx.layout.vp) + " is set with PP 1", "set VP 1 (or PP > 1)", "layout.vpp",
+                "layout.vp");
+}
+
+// Bridge gpt_provider.py: (num_layers // PP) % VP == 0 (and each set first/last stage % VP).
+bool check_vp_layers(const RuleContext& ctx, Finding* out) {
+  if (ctx.layout.vp <= 1 || ctx.layout.pp <= 1) return false;
+  const PipelineSplit s = pipeline_split(ctx);
+  if (!s.known || !s.ok || s.vp_ok) return false;
+  if (out == nullptr) return true;
+  const int vp = ctx.layout.vp;
+  std::string msg;
+  if (s.uneven)
+    msg = "VP " + str(vp) + " does not divide the stage layer counts (first " + str(s.first) + ", middle " +
+          str(s.per_stage) + ", last " + str(s.last) + ")";
+  else
+    msg = "VP " + str(vp) + " does not divide the " + str(s.per_stage) + " layers per pipeline stage";
+  return report(out, msg, "use VP in " + join_set(divisors(gcd64(gcd64(s.first, s.last), s.per_stage))),
+                "layout.vpp", "layout.vp");
+}
+
+// MCore num_microbatches_calculator.py: GBS % (MBS DP) == 0.
+bool check_gbs_divisible(const RuleContext& ctx, Finding* out) {
+  const int64_t gbs = ctx.workload.gbs;
+  const int64_t step = static_cast<int64_t>(ctx.layout.mbs) * ctx.dp;
+  if (gbs <= 0 || ctx.dp <= 0 || ctx.layout.mbs <= 0 || gbs % step == 0) return false;
+  if (out == nullptr) return true;
+  const int64_t down = gbs / step * step;
+  std::string fix = "use a global batch that is a multiple of MBS x DP = " + str(step) + " (e.g. " +
+                    (down > 0 ? str(down) + " or " : std::string()) + str(down + step) + ")";
+  std::vector<int> mbs = mbs_candidates(gbs, ctx.dp, 16);
+  if (!mbs.empty()) fix += ", or MBS in " + join_set(mbs);
+  return report(out,
+                "global batch " + str(gbs) + " is not a multiple of MBS " + str(ctx.layout.mbs) + " x DP " +
+                    str(ctx.dp) + " = " + str(step),
+                fix, "workload.global_batch");
+}
+
+// MCore pipeline_parallel/schedules.py: interleaving needs M >= PP and M % PP == 0 with the
+// default microbatch_group_size_per_vp_stage = PP.
+bool check_vp_microbatches(const RuleContext& ctx, Finding* out) {
+  const Layout& l = ctx.layout;
+  const int64_t m = ctx.microbatches;
+  if (l.vp <= 1 || l.pp <= 1 || m <= 0) return false;
+  if (m >= l.pp && m % l.pp == 0) return false;
+  if (out == nullptr) return true;
+  const int64_t per = static_cast<int64_t>(l.mbs) * ctx.dp;
+  const int64_t want = (m < l.pp ? l.pp : (m / l.pp + 1) * l.pp) * per;
+  return report(out,
+                "interleaved pipeline (VP " + str(l.vp) + ") runs " + str(m) + " micro batches per step, which is " +
+                    (m < l.pp ? "fewer than" : "not a multiple of") + " PP " + str(l.pp),
+                "use a global batch of " + str(want) + " (a multiple of PP x MBS x DP = " + str(l.pp * per) +
+                    "), or VP 1",
+                "workload.global_batch", "layout.vpp");
+}
+
+}  // namespace rb

@@ -1,0 +1,47 @@
+#include "recipebook/rules/pipeline_split.hpp"
+
+namespace rb {
+
+PipelineSplit pipeline_split(const RuleContext& ctx) {
+  PipelineSplit s;
+  const Layout& l = ctx.layout;
+  const int layers = ctx.pm.layers;
+  if (layers <= 0 || l.pp <= 0 || l.vp <= 0) return s;
+  if (ctx.facts.explicit_pipeline_layout || setting(ctx.facts, "pipeline_model_parallel_layout") != nullptr)
+    return s;
+  s.known = true;
+  const int pp = l.pp;
+  const int vp = l.vp;
+  if (l.first_stage_layers > 0 || l.last_stage_layers > 0) {
+    s.uneven = true;
+    s.total = layers;
+    const int ends = (l.first_stage_layers > 0 ? 1 : 0) + (l.last_stage_layers > 0 ? 1 : 0);
+    const int middle = layers - l.first_stage_layers - l.last_stage_layers;
+    const int rest = pp - ends;
+    s.first = l.first_stage_layers > 0 ? l.first_stage_layers : 0;
+    s.last = l.last_stage_layers > 0 ? l.last_stage_layers : 0;
+    if (middle < 0 || rest < 0 || (rest == 0 && middle != 0) || (rest > 0 && middle % rest != 0)) {
+      s.ok = false;
+      return s;
+    }
+    s.per_stage = rest > 0 ? middle / rest : 0;
+    if (s.first == 0) s.first = s.per_stage;
+    if (s.last == 0) s.last = s.per_stage;
+    s.vp_ok = s.first % vp == 0 && s.last % vp == 0 && s.per_stage % vp == 0;
+    return s;
+  }
+  const bool emb = setting_bool(ctx.facts, "account_for_embedding_in_pipeline_split").value_or(false);
+  const bool loss = setting_bool(ctx.facts, "account_for_loss_in_pipeline_split").value_or(false);
+  s.total = layers + (emb ? 1 : 0) + (loss ? 1 : 0);
+  if (s.total % pp != 0) {
+    s.ok = false;
+    return s;
+  }
+  s.per_stage = s.total / pp;
+  s.first = s.per_stage;
+  s.last = s.per_stage;
+  s.vp_ok = s.per_stage % vp == 0;
+  return s;
+}
+
+}  // namespace rb

@@ -1,0 +1,27 @@
+// How the decoder layers fall onto pipeline stages, as Megatron-Core checks it
+// (transformer_config.py, Bridge models/gpt_provider.py; REFERENCES.md C.9):
+//   - uniform: (layers + account_for_embedding + account_for_loss) % PP == 0;
+//   - num_layers_in_first/last_pipeline_stage: each set end > 0, and the middle layers divide
+//     evenly over the PP - (set ends) middle stages;
+//   - an explicit pipeline_model_parallel_layout is not checked here.
+// With VP > 1 every stage's layer count must also divide by VP.
+#pragma once
+
+#include "recipebook/rules/prepared.hpp"
+
+namespace rb {
+
+struct PipelineSplit {
+  bool known = false;     // the model has layers and the split is not an explicit layout
+  bool ok = true;         // PP divides the layers as configured
+  bool vp_ok = true;      // every stage's layer count divides by VP
+  int per_stage = 0;      // layers on a middle stage (uniform: total / pp); 0 if not integral
+  int total = 0;          // layers counted for the split (with account_for_* additions)
+  int first = 0;          // first-stage layers when set, else per_stage
+  int last = 0;           // last-stage layers when set, else per_stage
+  bool uneven = false;    // first/last stage counts are set
+};
+
+PipelineSplit pipeline_split(const RuleContext& ctx);
+
+}  // namespace rb
