@@ -102,7 +102,8 @@ FileCheck Catalog::check_file(const std::string& path, std::optional<EntryKind> 
 }
 
 EntryKind Catalog::kind_of_path(std::string_view path) {
-  const std::string p = "/" + std::string(path);
+  std::string p = "/";
+  p += path;
   // The innermost catalog folder decides ("recipes/models-x/a.yaml" is a recipe).
   const size_t r = p.rfind("/recipes/"), m = p.rfind("/models/"), h = p.rfind("/hardware/");
   size_t best = std::string::npos;

@@ -29,7 +29,9 @@ std::string render(const PathSeg* p) {
   std::string out;
   for (auto it = segs.rbegin(); it != segs.rend(); ++it) {
     if ((*it)->index >= 0) {
-      out += "[" + std::to_string((*it)->index) + "]";
+      out += '[';
+      out += std::to_string((*it)->index);
+      out += ']';
     } else {
       if (!out.empty()) out += ".";
       out += (*it)->key;
@@ -38,9 +40,19 @@ std::string render(const PathSeg* p) {
   return out;
 }
 
+// "`path`", built by appending (GCC 12 warns falsely on "literal" + std::string&&, bug 105651).
+std::string quoted_path(std::string_view path) {
+  std::string out;
+  out.reserve(path.size() + 2);
+  out += '`';
+  out += path;
+  out += '`';
+  return out;
+}
+
 std::string subject(const PathSeg* p) {
   if (p == nullptr) return "the document";
-  return "`" + render(p) + "`";
+  return quoted_path(render(p));
 }
 
 std::string format_number(double d) {
