@@ -1,11 +1,285 @@
+// config.json -> Model: JSON parsing (errors with line:col), dispatch on model_type, and HfReader.
+// The per-family field mappings are in hf_config_families.cpp.
 #include "recipebook/catalog/hf_config.hpp"
 
-namespace rb {
+#include <filesystem>
+#include <limits>
 
-Result<Model> model_from_hf_config_text(std::string_view, const std::string& file) {
-  return fail("config.json support is not built yet", Where{file, 0, 0});
+#include "recipebook/catalog/hf_config_internal.hpp"
+#include "recipebook/catalog/yaml_scalar.hpp"
+#include "recipebook/catalog/yaml_tree.hpp"
+
+namespace rb {
+namespace {
+
+using Json = nlohmann::json;
+
+struct Family {
+  const char* model_type;
+  void (*read)(HfReader&, Model&);
+};
+
+// Text model types; a VL config names the wrapper type at the top and this one in text_config.
+constexpr Family kFamilies[] = {
+    {"llama", read_llama_like},
+    {"mistral", read_llama_like},
+    {"mixtral", read_llama_like},
+    {"qwen2", read_llama_like},
+    {"qwen3", read_llama_like},
+    {"qwen3_moe", read_llama_like},
+    {"qwen3_next", read_qwen_next},
+    {"qwen3_5", read_qwen_next},
+    {"qwen3_5_text", read_qwen_next},
+    {"qwen3_5_moe", read_qwen_next},
+    {"qwen3_5_moe_text", read_qwen_next},
+    {"deepseek_v3", read_deepseek},
+    {"kimi_k2", read_deepseek},
+    {"glm4_moe", read_deepseek},
+    {"gpt_oss", read_gpt_oss},
+    {"gemma3", read_gemma3},
+    {"gemma3_text", read_gemma3},
+    {"nemotron_h", read_nemotron_h},
+    {"gpt2", read_gpt2},
+    {"gpt_neox", read_gpt_neox},
+};
+
+const Family* find_family(const std::string& type) {
+  for (const auto& f : kFamilies)
+    if (type == f.model_type) return &f;
+  return nullptr;
 }
-Result<Model> load_hf_config(const std::string& path) { return fail("not yet: " + path); }
-std::vector<std::string> supported_model_types() { return {}; }
+
+std::string supported_list() {
+  std::string out;
+  for (const auto& t : supported_model_types()) out += (out.empty() ? "" : ", ") + t;
+  return out;
+}
+
+Error error_at(std::string message, Where where, std::string fix = {}) {
+  Error e;
+  e.message = std::move(message);
+  e.where = std::move(where);
+  e.fix = std::move(fix);
+  e.code = "RB-HF-CONFIG";
+  return e;
+}
+
+std::string name_from(const Json& j, const std::string& file, std::string* hf_id) {
+  if (auto it = j.find("_name_or_path"); it != j.end() && it->is_string()) {
+    const std::string p = it->get<std::string>();
+    const auto slash = p.find('/');
+    if (slash != std::string::npos && p.find('/', slash + 1) == std::string::npos && p.front() != '.')
+      *hf_id = p;
+    const std::string base = std::filesystem::path(p).filename().string();
+    if (!base.empty()) return base;
+  }
+  const auto parent = std::filesystem::path(file).parent_path().filename().string();
+  return parent.empty() ? std::filesystem::path(file).filename().string() : parent;
+}
+
+}  // namespace
+
+void HfReader::fail_with(std::string message, std::string fix) {
+  if (!error_) error_ = error_at(std::move(message), Where{file_, 0, 0}, std::move(fix));
+}
+
+const nlohmann::json* HfReader::get(const char* key) const {
+  if (!j_.is_object()) return nullptr;
+  auto it = j_.find(key);
+  if (it == j_.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+void HfReader::wrong_type(const char* key, const char* expected) {
+  fail_with("`" + prefix_ + key + "` must be " + expected + ", found " + get(key)->dump());
+}
+
+int64_t HfReader::req_int(const char* key) {
+  if (!has(key)) {
+    fail_with("config.json has no `" + prefix_ + key + "` (needed for model_type " + type_ + ")",
+              "add the field or use a complete config.json");
+    return 0;
+  }
+  return opt_int(key).value_or(0);
+}
+
+int HfReader::req_int32(const char* key) {
+  const int64_t v = req_int(key);
+  if (v > std::numeric_limits<int>::max()) {
+    fail_with("`" + prefix_ + key + "` is too large: " + std::to_string(v));
+    return 0;
+  }
+  return static_cast<int>(v);
+}
+
+std::optional<int64_t> HfReader::opt_int(const char* key) {
+  const Json* v = get(key);
+  if (v == nullptr) return std::nullopt;
+  if (v->is_number_integer()) {
+    const int64_t i = v->get<int64_t>();
+    if (i < 0) {
+      fail_with("`" + prefix_ + key + "` must be >= 0, found " + std::to_string(i));
+      return std::nullopt;
+    }
+    return i;
+  }
+  if (v->is_number_unsigned()) {
+    const uint64_t u = v->get<uint64_t>();
+    if (u <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) return static_cast<int64_t>(u);
+  }
+  wrong_type(key, "a non-negative integer");
+  return std::nullopt;
+}
+
+int64_t HfReader::int_or(const char* key, int64_t fallback) { return opt_int(key).value_or(fallback); }
+
+int HfReader::int32_or(const char* key, int fallback) {
+  const int64_t v = int_or(key, fallback);
+  if (v > std::numeric_limits<int>::max()) {
+    fail_with("`" + prefix_ + key + "` is too large: " + std::to_string(v));
+    return fallback;
+  }
+  return static_cast<int>(v);
+}
+
+bool HfReader::bool_or(const char* key, bool fallback) {
+  const Json* v = get(key);
+  if (v == nullptr) return fallback;
+  if (!v->is_boolean()) {
+    wrong_type(key, "true or false");
+    return fallback;
+  }
+  return v->get<bool>();
+}
+
+std::optional<std::string> HfReader::opt_str(const char* key) {
+  const Json* v = get(key);
+  if (v == nullptr) return std::nullopt;
+  if (!v->is_string()) {
+    wrong_type(key, "a string");
+    return std::nullopt;
+  }
+  return v->get<std::string>();
+}
+
+std::optional<std::vector<std::string>> HfReader::opt_str_list(const char* key) {
+  const Json* v = get(key);
+  if (v == nullptr) return std::nullopt;
+  std::vector<std::string> out;
+  if (v->is_array()) {
+    for (const auto& item : *v) {
+      if (!item.is_string()) break;
+      out.push_back(item.get<std::string>());
+    }
+    if (out.size() == v->size()) return out;
+  }
+  wrong_type(key, "a list of strings");
+  return std::nullopt;
+}
+
+std::optional<std::vector<int64_t>> HfReader::opt_int_list(const char* key) {
+  const Json* v = get(key);
+  if (v == nullptr) return std::nullopt;
+  std::vector<int64_t> out;
+  if (v->is_array()) {
+    for (const auto& item : *v) {
+      if (!item.is_number_integer()) break;
+      out.push_back(item.get<int64_t>());
+    }
+    if (out.size() == v->size()) return out;
+  }
+  wrong_type(key, "a list of integers");
+  return std::nullopt;
+}
+
+const nlohmann::json* HfReader::object(const char* key) {
+  const Json* v = get(key);
+  if (v == nullptr) return nullptr;
+  if (!v->is_object()) {
+    wrong_type(key, "an object");
+    return nullptr;
+  }
+  return v;
+}
+
+std::vector<std::string> supported_model_types() {
+  std::vector<std::string> out;
+  for (const auto& f : kFamilies) out.emplace_back(f.model_type);
+  return out;
+}
+
+Result<Model> model_from_hf_config_text(std::string_view text, const std::string& file) {
+  Json j;
+  try {
+    j = Json::parse(text.begin(), text.end());
+  } catch (const Json::parse_error& e) {
+    // nlohmann's byte is the 1-based offset of the character that failed.
+    const size_t at = e.byte > 0 ? e.byte - 1 : 0;
+    std::string msg = e.what();
+    if (const auto colon = msg.rfind(": "); colon != std::string::npos) msg = msg.substr(colon + 2);
+    return tl::unexpected<Error>(
+        error_at("invalid JSON: " + msg, position_of(text, std::min(at, text.size()), file)));
+  } catch (const std::exception& e) {
+    return tl::unexpected<Error>(error_at(std::string("cannot parse JSON: ") + e.what(), Where{file, 0, 0}));
+  }
+  if (!j.is_object())
+    return tl::unexpected<Error>(error_at("config.json must be a JSON object", Where{file, 1, 1}));
+  try {
+    HfReader top(j, file, "?");
+    const auto type = top.opt_str("model_type");
+    if (top.failed()) return tl::unexpected<Error>(top.error());
+    if (!type)
+      return tl::unexpected<Error>(error_at("config.json has no `model_type`", Where{file, 0, 0},
+                                            "supported model types: " + supported_list()));
+    // A VL config: the language model is under text_config (its model_type, if given, picks the reader).
+    const Json* text_cfg = top.object("text_config");
+    std::string text_type = *type;
+    if (text_cfg != nullptr) {
+      if (auto it = text_cfg->find("model_type"); it != text_cfg->end() && it->is_string())
+        text_type = it->get<std::string>();
+    }
+    const Family* fam = find_family(text_type);
+    if (fam == nullptr) fam = find_family(*type);
+    if (fam == nullptr)
+      return tl::unexpected<Error>(error_at("unsupported model_type '" + *type + "' in config.json",
+                                            Where{file, 0, 0}, "supported model types: " + supported_list()));
+    Model m;
+    m.family = *type;
+    m.name = name_from(j, file, &m.hf_id);
+    m.source = "config.json: " + file;
+    HfReader tr(text_cfg != nullptr ? *text_cfg : j, file, text_type,
+                text_cfg != nullptr ? "text_config." : "");
+    // tie_word_embeddings may sit at the top of a VL config instead of inside text_config.
+    fam->read(tr, m);
+    if (tr.failed()) return tl::unexpected<Error>(tr.error());
+    if (text_cfg != nullptr && !tr.has("tie_word_embeddings") && top.has("tie_word_embeddings"))
+      m.tied_embeddings = top.bool_or("tie_word_embeddings", m.tied_embeddings);
+    if (const Json* vis = top.object("vision_config")) {
+      HfReader v(*vis, file, *type, "vision_config.");
+      if (*type == "gemma3")
+        read_siglip_vision(v, top, m);
+      else
+        read_qwen_vision(v, m);
+      if (v.failed()) return tl::unexpected<Error>(v.error());
+      if (m.vision.out_hidden == 0) m.vision.out_hidden = static_cast<int>(m.hidden);
+    }
+    if (top.failed()) return tl::unexpected<Error>(top.error());
+    if (m.layers.empty())
+      return tl::unexpected<Error>(error_at("config.json describes no layers", Where{file, 0, 0}));
+    return m;
+  } catch (const std::exception& e) {  // nlohmann type errors; the readers check types first
+    return tl::unexpected<Error>(
+        error_at(std::string("cannot read config.json: ") + e.what(), Where{file, 0, 0}));
+  }
+}
+
+Result<Model> load_hf_config(const std::string& path) {
+  std::error_code ec;
+  std::string file = path;
+  if (std::filesystem::is_directory(path, ec)) file = (std::filesystem::path(path) / "config.json").string();
+  auto text = read_text_file(file);
+  if (!text) return tl::unexpected<Error>(text.error());
+  return model_from_hf_config_text(*text, file);
+}
 
 }  // namespace rb

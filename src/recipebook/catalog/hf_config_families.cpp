@@ -1,0 +1,386 @@
+// Per-family config.json field mappings. Field names and defaults follow the transformers
+// configuration classes (src/transformers/models/<type>/configuration_<type>.py) and modeling files;
+// each reader was checked against public config.json copies:
+//   llama      meta-llama/Meta-Llama-3-8B config.json (attention_bias, mlp_bias, head_dim optional)
+//   qwen3_moe  Qwen/Qwen3-30B-A3B config.json (decoder_sparse_step, mlp_only_layers, moe_intermediate_size)
+//   qwen3_next Qwen/Qwen3-Next-80B-A3B-Instruct config.json (full_attention_interval 4, linear_* GDN dims,
+//              shared_expert_intermediate_size); Qwen3.5 VL configs (text_config.layer_types with
+//              linear_attention/full_attention, mtp_num_hidden_layers; vision_config depth, num_heads,
+//              out_hidden_size, spatial_merge_size, temporal_patch_size)
+//   deepseek   deepseek-ai/DeepSeek-V3 config.json (first_k_dense_replace, moe_layer_freq, n_shared_experts,
+//              q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim, v_head_dim,
+//              num_nextn_predict_layers); Kimi K2 uses the same class (model_type kimi_k2); zai-org/GLM-4.5
+//              (glm4_moe: head_dim, attention_bias = q/k/v biases, use_qk_norm)
+//   gpt_oss    openai/gpt-oss-20b/120b config.json (num_local_experts, experts_per_token, layer_types,
+//              sliding_window 128, attention_bias on q/k/v/o, sinks, expert and router biases)
+//   gemma3     google/gemma-3-4b-it config.json, whose text_config names only a few keys: the rest are
+//              Gemma3TextConfig defaults (vocab 262208, 8 heads, 4 KV heads, head_dim 256, sliding window
+//              pattern 6, tied embeddings); GeGLU (gelu_pytorch_tanh), q/k RMSNorm
+//   nemotron_h nvidia/Nemotron-H-8B-Base-8K config.json (hybrid_override_pattern, attention_head_dim,
+//              mamba_num_heads, mamba_head_dim, ssm_state_size, n_groups, conv_kernel, mlp_hidden_act relu2;
+//              vocab_size defaults to NemotronHConfig's 131072)
+//   gpt2       openai-community/gpt2 config.json (n_embd, n_layer, n_head, n_positions, n_inner null = 4 x
+//   n_embd) gpt_neox   EleutherAI/pythia config.json (use_parallel_residual, rotary_pct; biases on, untied by
+//   default)
+#include <cmath>
+
+#include "recipebook/catalog/hf_config_internal.hpp"
+#include "recipebook/catalog/model_layers.hpp"
+
+namespace rb {
+namespace {
+
+// hidden, vocab, attention heads / KV heads / head_dim, max positions, tied embeddings.
+void read_core(HfReader& r, Model& m, bool tied_default) {
+  m.hidden = r.req_int("hidden_size");
+  m.vocab = r.req_int("vocab_size");
+  m.attn.heads = r.req_int32("num_attention_heads");
+  m.attn.kv_heads = r.int32_or("num_key_value_heads", m.attn.heads);
+  const int default_head_dim = m.attn.heads > 0 ? static_cast<int>(m.hidden / m.attn.heads) : 0;
+  m.attn.head_dim = r.int32_or("head_dim", default_head_dim);
+  m.attn.v_head_dim = m.attn.head_dim;
+  m.max_position = r.int32_or("max_position_embeddings", 0);
+  m.tied_embeddings = r.bool_or("tie_word_embeddings", tied_default);
+  m.mtp_layers = r.int32_or("num_nextn_predict_layers", r.int32_or("mtp_num_hidden_layers", 0));
+  if (!r.failed() && (m.attn.heads == 0 || m.hidden == 0))
+    r.fail_with("config.json has zero hidden_size or num_attention_heads");
+}
+
+// `gated`: the MLP has gate and up projections (Llama-style), so silu is SwiGLU and gelu GeGLU.
+Activation activation_of(const std::string& act, HfReader& r, bool gated) {
+  const bool gelu = act == "gelu_pytorch_tanh" || act == "gelu_new" || act == "gelu" || act == "gelu_fast";
+  if (gated && (act == "silu" || act == "swish")) return Activation::kSwiglu;
+  if (gated && gelu) return Activation::kGeglu;
+  if (!gated && gelu) return Activation::kGelu;
+  if (act == "relu2") return Activation::kSquaredRelu;
+  r.fail_with("unsupported activation '" + act + "'");
+  return Activation::kSwiglu;
+}
+
+// layer_types as written ("full_attention", "sliding_attention", "linear_attention"), else nullopt.
+// A list whose length is not num_hidden_layers is an error.
+std::optional<std::vector<std::string>> layer_types(HfReader& r, int layers) {
+  auto types = r.opt_str_list("layer_types");
+  if (types && static_cast<int>(types->size()) != layers) {
+    r.fail_with("`" + r.prefix() + "layer_types` has " + std::to_string(types->size()) +
+                " entries but num_hidden_layers is " + std::to_string(layers));
+    return std::nullopt;
+  }
+  return types;
+}
+
+// Applies layer_types: full_attention, sliding_attention (with `window`), linear_attention (GDN).
+void apply_layer_types(HfReader& r, const std::vector<std::string>& types, int window, Model& m) {
+  for (size_t i = 0; i < types.size(); ++i) {
+    LayerSpec& l = m.layers[i];
+    if (types[i] == "full_attention") {
+      l.mixer = MixerKind::kAttention;
+      l.window = 0;
+    } else if (types[i] == "sliding_attention") {
+      l.mixer = MixerKind::kAttention;
+      l.window = window;
+    } else if (types[i] == "linear_attention") {
+      l.mixer = MixerKind::kGdn;
+      l.window = 0;
+    } else {
+      r.fail_with("unsupported layer type '" + types[i] + "' in `" + r.prefix() + "layer_types`");
+      return;
+    }
+  }
+}
+
+// Qwen2/3-MoE and Qwen3-Next: MoE where (i + 1) % decoder_sparse_step == 0 and i is not in
+// mlp_only_layers (transformers Qwen3MoeDecoderLayer).
+void apply_qwen_moe_layers(HfReader& r, Model& m) {
+  const int step = r.int32_or("decoder_sparse_step", 1);
+  const auto mlp_only = r.opt_int_list("mlp_only_layers").value_or(std::vector<int64_t>{});
+  for (size_t i = 0; i < m.layers.size(); ++i) {
+    bool dense = step <= 0 || (static_cast<int>(i) + 1) % step != 0;
+    for (int64_t k : mlp_only) dense = dense || k == static_cast<int64_t>(i);
+    m.layers[i].ffn = dense ? FfnKind::kDense : FfnKind::kMoe;
+  }
+}
+
+}  // namespace
+
+void read_llama_like(HfReader& r, Model& m) {
+  const std::string& type = r.model_type();
+  read_core(r, m, false);
+  m.ffn = r.req_int("intermediate_size");
+  const int n = r.req_int32("num_hidden_layers");
+  if (r.failed()) return;
+  const bool qwen2 = type == "qwen2";
+  const bool qwen3 = type == "qwen3" || type == "qwen3_moe";
+  // Llama/Mistral: attention_bias puts biases on q, k, v and o; Qwen2 always has q/k/v biases;
+  // Qwen3 has attention_bias (q/k/v/o) and always q/k RMSNorm.
+  const bool attention_bias = r.bool_or("attention_bias", false);
+  m.attn.qkv_bias = qwen2 || attention_bias;
+  m.attn.out_bias = !qwen2 && attention_bias;
+  m.attn.qk_norm = qwen3;
+  m.mlp_bias = r.bool_or("mlp_bias", false);
+  if (auto act = r.opt_str("hidden_act")) m.activation = activation_of(*act, r, true);
+  m.layers = layers_from_pattern(n, {}, {}, 0, false);
+  // Sliding windows: Mistral/Mixtral on every layer; Qwen2/3 only with use_sliding_window, from
+  // max_window_layers on (or as layer_types says).
+  const int window = r.int32_or("sliding_window", 0);
+  auto types = layer_types(r, n);
+  if (types) {
+    apply_layer_types(r, *types, window, m);
+  } else if (type == "mistral" || type == "mixtral") {
+    for (auto& l : m.layers) l.window = window;
+  } else if ((qwen2 || qwen3) && r.bool_or("use_sliding_window", false)) {
+    const int from = r.int32_or("max_window_layers", 0);
+    for (int i = from; i < n; ++i) m.layers[static_cast<size_t>(i)].window = window;
+  }
+  if (type == "mixtral") {
+    m.moe.experts = r.req_int32("num_local_experts");
+    m.moe.top_k = r.req_int32("num_experts_per_tok");
+    m.moe.ffn = m.ffn;
+    for (auto& l : m.layers) l.ffn = FfnKind::kMoe;
+  } else if (type == "qwen3_moe") {
+    m.moe.experts = r.req_int32("num_experts");
+    m.moe.top_k = r.req_int32("num_experts_per_tok");
+    m.moe.ffn = r.req_int("moe_intermediate_size");
+    apply_qwen_moe_layers(r, m);
+  }
+}
+
+void read_qwen_next(HfReader& r, Model& m) {
+  const std::string& type = r.model_type();
+  read_core(r, m, false);
+  const int n = r.req_int32("num_hidden_layers");
+  if (r.failed()) return;
+  // Gated attention (q_proj doubled for a sigmoid output gate) and q/k RMSNorm in every Qwen3-Next
+  // and Qwen3.5 attention layer (attn_output_gate, default true in the Qwen3.5 configs).
+  m.attn.output_gate = r.bool_or("attn_output_gate", true);
+  m.attn.qk_norm = true;
+  const bool attention_bias = r.bool_or("attention_bias", false);
+  m.attn.qkv_bias = attention_bias;
+  m.attn.out_bias = attention_bias;
+  m.gdn.key_heads = r.req_int32("linear_num_key_heads");
+  m.gdn.value_heads = r.req_int32("linear_num_value_heads");
+  m.gdn.key_dim = r.req_int32("linear_key_head_dim");
+  m.gdn.value_dim = r.req_int32("linear_value_head_dim");
+  m.gdn.conv_kernel = r.req_int32("linear_conv_kernel_dim");
+  m.layers = layers_from_pattern(n, {}, {}, 0, false);
+  if (auto types = layer_types(r, n)) {
+    apply_layer_types(r, *types, 0, m);
+  } else {
+    // transformers Qwen3NextConfig: linear_attention unless (i + 1) % full_attention_interval == 0.
+    const int interval = r.int32_or("full_attention_interval", 4);
+    for (int i = 0; i < n; ++i)
+      m.layers[static_cast<size_t>(i)].mixer =
+          interval > 0 && (i + 1) % interval == 0 ? MixerKind::kAttention : MixerKind::kGdn;
+  }
+  const bool moe = type == "qwen3_next" || type == "qwen3_5_moe" || type == "qwen3_5_moe_text";
+  if (!moe) {
+    m.ffn = r.req_int("intermediate_size");
+    return;
+  }
+  m.ffn = r.int_or("intermediate_size", 0);
+  m.moe.experts = r.req_int32("num_experts");
+  m.moe.top_k = r.req_int32("num_experts_per_tok");
+  m.moe.ffn = r.req_int("moe_intermediate_size");
+  m.moe.shared_ffn = r.int_or("shared_expert_intermediate_size", 0);
+  m.moe.shared_experts = m.moe.shared_ffn > 0 ? 1 : 0;
+  m.moe.shared_gate = m.moe.shared_ffn > 0;  // Qwen2-MoE style sigmoid gate on the shared expert
+  if (m.ffn == 0) m.ffn = m.moe.ffn;         // no dense layer uses it; keep a meaningful value
+  apply_qwen_moe_layers(r, m);
+}
+
+void read_deepseek(HfReader& r, Model& m) {
+  const bool glm = r.model_type() == "glm4_moe";
+  read_core(r, m, false);
+  m.ffn = r.req_int("intermediate_size");
+  const int n = r.req_int32("num_hidden_layers");
+  if (r.failed()) return;
+  if (glm) {
+    // GLM-4.5: GQA with q/k/v biases (attention_bias) and optional q/k norm.
+    m.attn.qkv_bias = r.bool_or("attention_bias", false);
+    m.attn.qk_norm = r.bool_or("use_qk_norm", false);
+    m.layers = layers_from_pattern(n, {MixerKind::kAttention}, {}, 0, false);
+  } else {
+    m.mla.q_lora_rank = r.int32_or("q_lora_rank", 0);  // null in DeepSeek-V2-Lite: no query compression
+    m.mla.kv_lora_rank = r.req_int32("kv_lora_rank");
+    m.mla.qk_nope_dim = r.req_int32("qk_nope_head_dim");
+    m.mla.qk_rope_dim = r.req_int32("qk_rope_head_dim");
+    m.mla.v_dim = r.req_int32("v_head_dim");
+    m.attn.head_dim = m.mla.qk_nope_dim + m.mla.qk_rope_dim;
+    m.attn.v_head_dim = m.mla.v_dim;
+    m.layers = layers_from_pattern(n, {MixerKind::kMla}, {}, 0, false);
+  }
+  m.moe.experts = r.req_int32("n_routed_experts");
+  m.moe.top_k = r.req_int32("num_experts_per_tok");
+  m.moe.ffn = r.req_int("moe_intermediate_size");
+  m.moe.shared_experts = r.int32_or("n_shared_experts", 0);
+  m.moe.shared_ffn = static_cast<int64_t>(m.moe.shared_experts) * m.moe.ffn;
+  // transformers DeepseekV3DecoderLayer: MoE where i >= first_k_dense_replace and i % moe_layer_freq == 0.
+  const int first_dense = r.int32_or("first_k_dense_replace", 0);
+  const int freq = r.int32_or("moe_layer_freq", 1);
+  for (int i = 0; i < n; ++i)
+    m.layers[static_cast<size_t>(i)].ffn =
+        m.moe.experts > 0 && i >= first_dense && freq > 0 && i % freq == 0 ? FfnKind::kMoe : FfnKind::kDense;
+}
+
+void read_gpt_oss(HfReader& r, Model& m) {
+  read_core(r, m, false);
+  m.ffn = r.req_int("intermediate_size");
+  const int n = r.req_int32("num_hidden_layers");
+  if (r.failed()) return;
+  m.attn.qkv_bias = m.attn.out_bias = r.bool_or("attention_bias", true);
+  m.attn.sinks = true;
+  m.moe.experts = r.req_int32("num_local_experts");
+  m.moe.top_k = r.int32_or("num_experts_per_tok", r.int32_or("experts_per_token", 0));
+  if (m.moe.top_k == 0)
+    r.fail_with("config.json has no `num_experts_per_tok` (needed for model_type gpt_oss)");
+  m.moe.ffn = m.ffn;
+  m.moe.expert_bias = true;
+  m.moe.router_bias = true;
+  m.layers = layers_from_pattern(n, {}, {}, 0, true);
+  const int window = r.req_int32("sliding_window");
+  if (auto types = layer_types(r, n)) {
+    apply_layer_types(r, *types, window, m);
+  } else {
+    for (int i = 0; i < n; ++i) m.layers[static_cast<size_t>(i)].window = (i + 1) % 2 != 0 ? window : 0;
+  }
+}
+
+void read_gemma3(HfReader& r, Model& m) {
+  // Gemma3TextConfig defaults fill what the published config.json leaves out.
+  m.hidden = r.int_or("hidden_size", 2304);
+  m.vocab = r.int_or("vocab_size", 262208);
+  m.ffn = r.int_or("intermediate_size", 9216);
+  m.attn.heads = r.int32_or("num_attention_heads", 8);
+  m.attn.kv_heads = r.int32_or("num_key_value_heads", 4);
+  m.attn.head_dim = r.int32_or("head_dim", 256);
+  m.attn.v_head_dim = m.attn.head_dim;
+  m.attn.qk_norm = true;
+  const bool attention_bias = r.bool_or("attention_bias", false);
+  m.attn.qkv_bias = m.attn.out_bias = attention_bias;
+  m.max_position = r.int32_or("max_position_embeddings", 131072);
+  m.tied_embeddings = r.bool_or("tie_word_embeddings", true);
+  m.activation = Activation::kGeglu;  // gelu_pytorch_tanh on a gated MLP
+  const int n = r.int32_or("num_hidden_layers", 26);
+  const int window = r.int32_or("sliding_window", 4096);
+  if (r.failed()) return;
+  m.layers = layers_from_pattern(n, {}, {}, 0, false);
+  if (auto types = layer_types(r, n)) {
+    apply_layer_types(r, *types, window, m);
+  } else {
+    // Every sliding_window_pattern-th layer is global (transformers Gemma3TextConfig).
+    const int pattern = r.int32_or("sliding_window_pattern", 6);
+    for (int i = 0; i < n; ++i)
+      m.layers[static_cast<size_t>(i)].window = pattern > 0 && (i + 1) % pattern == 0 ? 0 : window;
+  }
+}
+
+void read_nemotron_h(HfReader& r, Model& m) {
+  m.hidden = r.req_int("hidden_size");
+  m.vocab = r.int_or("vocab_size", 131072);
+  m.ffn = r.req_int("intermediate_size");
+  m.attn.heads = r.req_int32("num_attention_heads");
+  m.attn.kv_heads = r.int32_or("num_key_value_heads", m.attn.heads);
+  m.attn.head_dim =
+      r.int32_or("attention_head_dim",
+                 r.int32_or("head_dim", m.attn.heads > 0 ? static_cast<int>(m.hidden / m.attn.heads) : 0));
+  m.attn.v_head_dim = m.attn.head_dim;
+  m.attn.qkv_bias = m.attn.out_bias = r.bool_or("attention_bias", false);
+  m.mlp_bias = r.bool_or("mlp_bias", false);
+  m.max_position = r.int32_or("max_position_embeddings", 0);
+  m.tied_embeddings = r.bool_or("tie_word_embeddings", false);
+  m.activation = activation_of(r.opt_str("mlp_hidden_act").value_or("relu2"), r, false);
+  m.mamba.heads = r.req_int32("mamba_num_heads");
+  m.mamba.head_dim = r.req_int32("mamba_head_dim");
+  m.mamba.state = r.req_int32("ssm_state_size");
+  m.mamba.groups = r.int32_or("n_groups", 1);
+  m.mamba.conv_kernel = r.int32_or("conv_kernel", 4);
+  m.mtp_layers = r.int32_or("num_nextn_predict_layers", 0);
+  const int n = r.req_int32("num_hidden_layers");
+  const auto pattern = r.opt_str("hybrid_override_pattern");
+  if (r.failed()) return;
+  if (!pattern) {
+    r.fail_with("config.json has no `" + r.prefix() +
+                "hybrid_override_pattern` (needed for model_type nemotron_h)");
+    return;
+  }
+  size_t bad = 0;
+  auto layers = layers_from_hybrid(*pattern, &bad);
+  if (!layers || static_cast<int>(layers->size()) != n) {
+    r.fail_with("`hybrid_override_pattern` must have one of M, *, -, E per layer (" + std::to_string(n) +
+                ")");
+    return;
+  }
+  m.layers = std::move(*layers);
+  if (m.count_layers(FfnKind::kMoe) > 0) {
+    m.moe.experts = r.req_int32("n_routed_experts");
+    m.moe.top_k = r.req_int32("num_experts_per_tok");
+    m.moe.ffn = r.req_int("moe_intermediate_size");
+    m.moe.shared_ffn = r.int_or("moe_shared_expert_intermediate_size", 0);
+    m.moe.shared_experts = m.moe.shared_ffn > 0 ? r.int32_or("n_shared_experts", 1) : 0;
+  }
+}
+
+void read_gpt2(HfReader& r, Model& m) {
+  m.hidden = r.req_int("n_embd");
+  m.vocab = r.req_int("vocab_size");
+  m.attn.heads = r.req_int32("n_head");
+  m.attn.kv_heads = m.attn.heads;
+  const int n = r.req_int32("n_layer");
+  if (r.failed()) return;
+  m.attn.head_dim = m.attn.v_head_dim = static_cast<int>(m.hidden / m.attn.heads);
+  m.attn.qkv_bias = m.attn.out_bias = true;
+  m.ffn = r.int_or("n_inner", 4 * m.hidden);
+  m.mlp_bias = true;
+  m.norm = NormKind::kLayer;
+  m.activation = Activation::kGelu;
+  m.learned_position_embedding = true;
+  m.max_position = r.int32_or("n_positions", 1024);
+  m.tied_embeddings = r.bool_or("tie_word_embeddings", true);
+  m.layers = layers_from_pattern(n, {}, {}, 0, false);
+}
+
+void read_gpt_neox(HfReader& r, Model& m) {
+  read_core(r, m, false);
+  m.ffn = r.req_int("intermediate_size");
+  const int n = r.req_int32("num_hidden_layers");
+  if (r.failed()) return;
+  m.attn.kv_heads = m.attn.heads;
+  m.attn.head_dim = m.attn.v_head_dim = static_cast<int>(m.hidden / m.attn.heads);
+  m.attn.qkv_bias = m.attn.out_bias = r.bool_or("attention_bias", true);
+  m.mlp_bias = true;
+  m.norm = NormKind::kLayer;
+  m.activation = activation_of(r.opt_str("hidden_act").value_or("gelu"), r, false);
+  m.layers = layers_from_pattern(n, {}, {}, 0, false);
+}
+
+void read_qwen_vision(HfReader& v, Model& m) {
+  m.vision.layers = v.req_int32("depth");
+  m.vision.hidden = v.req_int32("hidden_size");
+  m.vision.ffn = v.req_int32("intermediate_size");
+  m.vision.heads = v.req_int32("num_heads");
+  m.vision.patch = v.req_int32("patch_size");
+  m.vision.temporal_patch = v.int32_or("temporal_patch_size", 1);
+  m.vision.spatial_merge = v.int32_or("spatial_merge_size", 1);
+  m.vision.out_hidden = v.int32_or("out_hidden_size", static_cast<int>(m.hidden));
+}
+
+void read_siglip_vision(HfReader& v, const HfReader& top, Model& m) {
+  m.vision.layers = v.req_int32("num_hidden_layers");
+  m.vision.hidden = v.req_int32("hidden_size");
+  m.vision.ffn = v.req_int32("intermediate_size");
+  m.vision.heads = v.req_int32("num_attention_heads");
+  m.vision.patch = v.req_int32("patch_size");
+  m.vision.temporal_patch = 1;  // images only
+  // Gemma 3 pools the (image_size / patch)^2 patches down to mm_tokens_per_image tokens: an average
+  // pool of side sqrt(patches / tokens) (896 / 14 = 64 x 64 patches -> 256 tokens: 4 x 4).
+  const int image = v.int32_or("image_size", 896);
+  int tokens = 256;
+  if (const auto* t = top.get("mm_tokens_per_image"); t != nullptr && t->is_number_integer())
+    tokens = t->get<int>();
+  const double per_side = m.vision.patch > 0 ? static_cast<double>(image) / m.vision.patch : 0;
+  const double pool = tokens > 0 ? std::sqrt(per_side * per_side / tokens) : 1;
+  m.vision.spatial_merge = pool >= 1 ? static_cast<int>(std::lround(pool)) : 1;
+  m.vision.out_hidden = static_cast<int>(m.hidden);
+}
+
+}  // namespace rb

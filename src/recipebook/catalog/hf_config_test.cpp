@@ -1,0 +1,274 @@
+#include "recipebook/catalog/hf_config.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include "../../../tests/test_support.hpp"
+#include "recipebook/catalog/catalog.hpp"
+
+namespace rb {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string fixture(const std::string& name) { return std::string(RB_SOURCE_DIR) + "/tests/data/hf/" + name; }
+
+Model load_ok(const std::string& name) {
+  auto m = load_hf_config(fixture(name));
+  EXPECT_TRUE(m) << name << ": " << (m ? "" : m.error().str());
+  return m ? *m : Model{};
+}
+
+const Catalog& builtin() {
+  static const Catalog cat = [] {
+    auto c = Catalog::load();
+    EXPECT_TRUE(c);
+    return std::move(*c);
+  }();
+  return cat;
+}
+
+// The shape the estimator reads: every dimension and the per-layer list. `ffn` only matters when some
+// layer has a dense MLP.
+void expect_same_shape(const Model& hf, const Model& yaml) {
+  SCOPED_TRACE(yaml.name);
+  EXPECT_EQ(hf.layers, yaml.layers);
+  EXPECT_EQ(hf.hidden, yaml.hidden);
+  EXPECT_EQ(hf.vocab, yaml.vocab);
+  if (hf.count_layers(FfnKind::kDense) > 0) {
+    EXPECT_EQ(hf.ffn, yaml.ffn);
+  }
+  EXPECT_EQ(hf.tied_embeddings, yaml.tied_embeddings);
+  EXPECT_EQ(hf.norm, yaml.norm);
+  EXPECT_EQ(hf.activation, yaml.activation);
+  EXPECT_EQ(hf.mlp_bias, yaml.mlp_bias);
+  EXPECT_EQ(hf.learned_position_embedding, yaml.learned_position_embedding);
+  EXPECT_EQ(hf.max_position, yaml.max_position);
+  EXPECT_EQ(hf.attn.heads, yaml.attn.heads);
+  EXPECT_EQ(hf.attn.kv_heads, yaml.attn.kv_heads);
+  EXPECT_EQ(hf.attn.head_dim, yaml.attn.head_dim);
+  EXPECT_EQ(hf.attn.v_head_dim ? hf.attn.v_head_dim : hf.attn.head_dim,
+            yaml.attn.v_head_dim ? yaml.attn.v_head_dim : yaml.attn.head_dim);
+  EXPECT_EQ(hf.attn.output_gate, yaml.attn.output_gate);
+  EXPECT_EQ(hf.attn.qkv_bias, yaml.attn.qkv_bias);
+  EXPECT_EQ(hf.attn.out_bias, yaml.attn.out_bias);
+  EXPECT_EQ(hf.attn.qk_norm, yaml.attn.qk_norm);
+  EXPECT_EQ(hf.attn.sinks, yaml.attn.sinks);
+  EXPECT_EQ(hf.mla.q_lora_rank, yaml.mla.q_lora_rank);
+  EXPECT_EQ(hf.mla.kv_lora_rank, yaml.mla.kv_lora_rank);
+  EXPECT_EQ(hf.mla.qk_nope_dim, yaml.mla.qk_nope_dim);
+  EXPECT_EQ(hf.mla.qk_rope_dim, yaml.mla.qk_rope_dim);
+  EXPECT_EQ(hf.mla.v_dim, yaml.mla.v_dim);
+  EXPECT_EQ(hf.gdn.key_heads, yaml.gdn.key_heads);
+  EXPECT_EQ(hf.gdn.value_heads, yaml.gdn.value_heads);
+  EXPECT_EQ(hf.gdn.key_dim, yaml.gdn.key_dim);
+  EXPECT_EQ(hf.gdn.value_dim, yaml.gdn.value_dim);
+  EXPECT_EQ(hf.gdn.conv_kernel, yaml.gdn.conv_kernel);
+  EXPECT_EQ(hf.mamba.heads, yaml.mamba.heads);
+  EXPECT_EQ(hf.mamba.head_dim, yaml.mamba.head_dim);
+  EXPECT_EQ(hf.mamba.state, yaml.mamba.state);
+  EXPECT_EQ(hf.mamba.groups, yaml.mamba.groups);
+  EXPECT_EQ(hf.mamba.conv_kernel, yaml.mamba.conv_kernel);
+  EXPECT_EQ(hf.moe.experts, yaml.moe.experts);
+  EXPECT_EQ(hf.moe.top_k, yaml.moe.top_k);
+  EXPECT_EQ(hf.moe.ffn, yaml.moe.ffn);
+  EXPECT_EQ(hf.moe.shared_experts, yaml.moe.shared_experts);
+  EXPECT_EQ(hf.moe.shared_ffn, yaml.moe.shared_ffn);
+  EXPECT_EQ(hf.moe.shared_gate, yaml.moe.shared_gate);
+  EXPECT_EQ(hf.moe.expert_bias, yaml.moe.expert_bias);
+  EXPECT_EQ(hf.moe.router_bias, yaml.moe.router_bias);
+  EXPECT_EQ(hf.vision.layers, yaml.vision.layers);
+  EXPECT_EQ(hf.vision.hidden, yaml.vision.hidden);
+  EXPECT_EQ(hf.vision.ffn, yaml.vision.ffn);
+  EXPECT_EQ(hf.vision.heads, yaml.vision.heads);
+  EXPECT_EQ(hf.vision.patch, yaml.vision.patch);
+  EXPECT_EQ(hf.vision.temporal_patch, yaml.vision.temporal_patch);
+  EXPECT_EQ(hf.vision.spatial_merge, yaml.vision.spatial_merge);
+  EXPECT_EQ(hf.vision.out_hidden, yaml.vision.out_hidden);
+  EXPECT_EQ(hf.mtp_layers, yaml.mtp_layers);
+}
+
+struct SameAsCatalog {
+  const char* fixture;
+  const char* catalog_name;
+};
+
+class HfMatchesCatalog : public ::testing::TestWithParam<SameAsCatalog> {};
+
+TEST_P(HfMatchesCatalog, LayersAndDims) {
+  const Model hf = load_ok(GetParam().fixture);
+  auto yaml = builtin().find_model(GetParam().catalog_name);
+  ASSERT_TRUE(yaml) << yaml.error().str();
+  ASSERT_TRUE(yaml->has_architecture);
+  expect_same_shape(hf, *yaml);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, HfMatchesCatalog,
+                         ::testing::Values(SameAsCatalog{"llama-3-8b.json", "Llama-3-8B"},
+                                           SameAsCatalog{"qwen3-30b-a3b.json", "Qwen3-30B-A3B"},
+                                           SameAsCatalog{"qwen3.5-397b-a17b.json", "Qwen3.5-397B-A17B"},
+                                           SameAsCatalog{"deepseek-v3.json", "DeepSeek-V3"},
+                                           SameAsCatalog{"gpt-oss-120b.json", "gpt-oss-120b"},
+                                           SameAsCatalog{"gemma-3-4b.json", "Gemma-3-4B"},
+                                           SameAsCatalog{"nemotron-h-8b.json", "Nemotron-H-8B"}));
+
+TEST(HfConfig, NamesAndIds) {
+  const Model m = load_ok("qwen3-30b-a3b.json");
+  EXPECT_EQ(m.name, "Qwen3-30B-A3B");
+  EXPECT_EQ(m.hf_id, "Qwen/Qwen3-30B-A3B");
+  EXPECT_EQ(m.family, "qwen3_moe");
+  EXPECT_TRUE(m.has_architecture);
+  const Model g = load_ok("gemma-3-4b.json");  // no _name_or_path: the folder's name
+  EXPECT_EQ(g.name, "hf");
+  EXPECT_EQ(g.family, "gemma3");
+}
+
+TEST(HfConfig, LayerPatterns) {
+  const Model ds = load_ok("deepseek-v3.json");
+  ASSERT_EQ(ds.num_layers(), 61);
+  EXPECT_EQ(ds.layers[2].ffn, FfnKind::kDense);
+  EXPECT_EQ(ds.layers[3].ffn, FfnKind::kMoe);
+  EXPECT_EQ(ds.count_layers(MixerKind::kMla), 61);
+  EXPECT_EQ(ds.attn.head_dim, 192);
+  EXPECT_EQ(ds.mtp_layers, 1);
+  const Model q = load_ok("qwen3.5-397b-a17b.json");
+  EXPECT_EQ(q.layers[0].mixer, MixerKind::kGdn);
+  EXPECT_EQ(q.layers[3].mixer, MixerKind::kAttention);
+  EXPECT_EQ(q.count_layers(MixerKind::kAttention), 15);
+  EXPECT_EQ(q.count_layers(FfnKind::kMoe), 60);
+  EXPECT_EQ(q.vision.layers, 27);
+  const Model oss = load_ok("gpt-oss-120b.json");
+  EXPECT_EQ(oss.layers[0].window, 128);
+  EXPECT_EQ(oss.layers[1].window, 0);
+  const Model gemma = load_ok("gemma-3-4b.json");
+  EXPECT_EQ(gemma.layers[4].window, 1024);
+  EXPECT_EQ(gemma.layers[5].window, 0);
+  EXPECT_EQ(gemma.vocab, 262208);  // Gemma3TextConfig default
+  const Model nemo = load_ok("nemotron-h-8b.json");
+  EXPECT_EQ(nemo.count_layers(MixerKind::kMamba2), 24);
+  EXPECT_EQ(nemo.count_layers(MixerKind::kAttention), 4);
+  EXPECT_EQ(nemo.count_layers(FfnKind::kDense), 24);
+}
+
+TEST(HfConfig, Gpt2IsLayerNormGeluLearnedPositions) {
+  const Model m = load_ok("gpt2.json");
+  EXPECT_EQ(m.hidden, 768);
+  EXPECT_EQ(m.num_layers(), 12);
+  EXPECT_EQ(m.ffn, 3072);  // n_inner null: 4 x n_embd
+  EXPECT_EQ(m.attn.head_dim, 64);
+  EXPECT_EQ(m.norm, NormKind::kLayer);
+  EXPECT_EQ(m.activation, Activation::kGelu);
+  EXPECT_TRUE(m.learned_position_embedding);
+  EXPECT_TRUE(m.attn.qkv_bias);
+  EXPECT_TRUE(m.mlp_bias);
+  EXPECT_TRUE(m.tied_embeddings);
+  EXPECT_EQ(m.max_position, 1024);
+}
+
+TEST(HfConfig, SmallFamiliesFromText) {
+  auto neox = model_from_hf_config_text(
+      R"({"model_type": "gpt_neox", "hidden_size": 512, "num_hidden_layers": 6, "num_attention_heads": 8,
+          "intermediate_size": 2048, "vocab_size": 50304, "max_position_embeddings": 2048, "hidden_act": "gelu"})",
+      "neox.json");
+  ASSERT_TRUE(neox) << neox.error().str();
+  EXPECT_EQ(neox->norm, NormKind::kLayer);
+  EXPECT_FALSE(neox->learned_position_embedding);
+  EXPECT_FALSE(neox->tied_embeddings);
+  EXPECT_TRUE(neox->attn.qkv_bias);
+  auto mixtral = model_from_hf_config_text(
+      R"({"model_type": "mixtral", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+          "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 32000, "num_local_experts": 8,
+          "num_experts_per_tok": 2, "sliding_window": null})",
+      "mixtral.json");
+  ASSERT_TRUE(mixtral) << mixtral.error().str();
+  EXPECT_EQ(mixtral->count_layers(FfnKind::kMoe), 32);
+  EXPECT_EQ(mixtral->moe.ffn, 14336);
+  EXPECT_EQ(mixtral->layers[0].window, 0);
+  auto qwen2 = model_from_hf_config_text(
+      R"({"model_type": "qwen2", "hidden_size": 896, "num_hidden_layers": 24, "num_attention_heads": 14,
+          "num_key_value_heads": 2, "intermediate_size": 4864, "vocab_size": 151936, "tie_word_embeddings": true})",
+      "qwen2.json");
+  ASSERT_TRUE(qwen2) << qwen2.error().str();
+  EXPECT_TRUE(qwen2->attn.qkv_bias);
+  EXPECT_FALSE(qwen2->attn.out_bias);
+  EXPECT_TRUE(qwen2->tied_embeddings);
+  auto glm = model_from_hf_config_text(
+      R"({"model_type": "glm4_moe", "hidden_size": 5120, "num_hidden_layers": 92, "num_attention_heads": 96,
+          "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 12288, "moe_intermediate_size": 1536,
+          "vocab_size": 151552, "n_routed_experts": 160, "n_shared_experts": 1, "num_experts_per_tok": 8,
+          "first_k_dense_replace": 3, "attention_bias": true, "use_qk_norm": true, "num_nextn_predict_layers": 1})",
+      "glm.json");
+  ASSERT_TRUE(glm) << glm.error().str();
+  EXPECT_EQ(glm->count_layers(MixerKind::kAttention), 92);
+  EXPECT_EQ(glm->count_layers(FfnKind::kDense), 3);
+  EXPECT_TRUE(glm->attn.qkv_bias);
+  EXPECT_FALSE(glm->attn.out_bias);
+  EXPECT_EQ(glm->moe.shared_ffn, 1536);
+  EXPECT_EQ(glm->mtp_layers, 1);
+}
+
+TEST(HfConfig, ErrorsNameTheProblemAndTheFile) {
+  auto unknown = model_from_hf_config_text(R"({"model_type": "bloom"})", "c.json");
+  ASSERT_FALSE(unknown);
+  EXPECT_THAT(unknown.error().message, HasSubstr("unsupported model_type 'bloom'"));
+  EXPECT_THAT(unknown.error().fix, HasSubstr("llama"));
+  EXPECT_THAT(unknown.error().fix, HasSubstr("nemotron_h"));
+  auto missing = model_from_hf_config_text(R"({"model_type": "llama", "hidden_size": 64})", "dir/c.json");
+  ASSERT_FALSE(missing);
+  EXPECT_THAT(missing.error().str(), HasSubstr("dir/c.json: config.json has no `vocab_size`"));
+  auto bad_json =
+      model_from_hf_config_text("{\n  \"model_type\": \"llama\",\n  \"hidden_size\": 64,,\n}", "c.json");
+  ASSERT_FALSE(bad_json);
+  EXPECT_THAT(bad_json.error().str(), HasSubstr("c.json:3:"));
+  EXPECT_THAT(bad_json.error().message, HasSubstr("invalid JSON"));
+  auto wrong_type = model_from_hf_config_text(
+      R"({"model_type": "llama", "hidden_size": "big", "vocab_size": 10, "num_attention_heads": 2,
+          "intermediate_size": 8, "num_hidden_layers": 2})",
+      "c.json");
+  ASSERT_FALSE(wrong_type);
+  EXPECT_THAT(wrong_type.error().message, HasSubstr("`hidden_size` must be a non-negative integer"));
+  auto layer_types = model_from_hf_config_text(
+      R"({"model_type": "gpt_oss", "hidden_size": 64, "vocab_size": 10, "num_attention_heads": 2,
+          "intermediate_size": 8, "num_hidden_layers": 3, "num_local_experts": 4, "num_experts_per_tok": 2,
+          "sliding_window": 8, "layer_types": ["full_attention"]})",
+      "c.json");
+  ASSERT_FALSE(layer_types);
+  EXPECT_THAT(layer_types.error().message, HasSubstr("has 1 entries but num_hidden_layers is 3"));
+  EXPECT_FALSE(model_from_hf_config_text("[1, 2]", "c.json"));
+  EXPECT_FALSE(model_from_hf_config_text("", "c.json"));
+  auto nofile = load_hf_config("/nonexistent/config.json");
+  ASSERT_FALSE(nofile);
+  EXPECT_THAT(nofile.error().message, HasSubstr("/nonexistent/config.json"));
+}
+
+TEST(HfConfig, FolderHoldingConfigJsonAndCatalogPathLookup) {
+  test::TempDir dir;
+  dir.write("My-Model/config.json",
+            R"({"model_type": "llama", "hidden_size": 256, "vocab_size": 1000, "num_attention_heads": 4,
+                "intermediate_size": 512, "num_hidden_layers": 3})");
+  auto m = load_hf_config(dir.path() + "/My-Model");
+  ASSERT_TRUE(m) << m.error().str();
+  EXPECT_EQ(m->name, "My-Model");
+  EXPECT_EQ(m->num_layers(), 3);
+  auto via_catalog = builtin().find_model(dir.path() + "/My-Model/config.json");
+  ASSERT_TRUE(via_catalog) << via_catalog.error().str();
+  EXPECT_EQ(via_catalog->hidden, 256);
+}
+
+TEST(HfConfig, NeverThrowsOnArbitraryInput) {
+  EXPECT_TRUE(
+      rc::check("random text", [](const std::string& s) { (void)model_from_hf_config_text(s, "f.json"); }));
+  EXPECT_TRUE(rc::check("random model_type and numbers", [] {
+    const auto types = supported_model_types();
+    const auto type = *rc::gen::elementOf(types);
+    const int n = *rc::gen::inRange(-2, 70);
+    const std::string text = R"({"model_type": ")" + type + R"(", "hidden_size": )" + std::to_string(n) +
+                             R"(, "num_hidden_layers": )" + std::to_string(n) +
+                             R"(, "num_attention_heads": 0})";
+    (void)model_from_hf_config_text(text, "f.json");
+  }));
+}
+
+}  // namespace
+}  // namespace rb
