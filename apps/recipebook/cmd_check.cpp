@@ -1,0 +1,194 @@
+#include "recipebook/cmd_check.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <ostream>
+
+#include "recipebook/catalog/embedded.hpp"
+#include "recipebook/catalog/hardware_yaml.hpp"
+#include "recipebook/catalog/model_yaml.hpp"
+#include "recipebook/catalog/record_check.hpp"
+#include "recipebook/catalog/record_facts.hpp"
+#include "recipebook/catalog/recipe_yaml.hpp"
+#include "recipebook/catalog/schema.hpp"
+#include "recipebook/catalog_access.hpp"
+#include "recipebook/emit/catalog_json.hpp"
+#include "recipebook/rules/check_layout.hpp"
+
+namespace rb::cli {
+namespace {
+
+enum class FileKind { kRecipe, kModel, kHardware };
+
+const char* schema_path(FileKind k) {
+  switch (k) {
+    case FileKind::kModel: return "schema/model.schema.yaml";
+    case FileKind::kHardware: return "schema/hardware.schema.yaml";
+    case FileKind::kRecipe: return "schema/recipe.schema.yaml";
+  }
+  return "schema/recipe.schema.yaml";
+}
+
+// Which schema a file follows: its folder (models/, hardware/) or its keys.
+FileKind kind_of(const std::string& path, const YNode& tree) {
+  const std::string parent = std::filesystem::path(path).parent_path().filename().string();
+  if (parent == "models" || tree.get("architecture") != nullptr) return FileKind::kModel;
+  if (parent == "hardware" || tree.get("peak") != nullptr || tree.get("hbm_bandwidth") != nullptr)
+    return FileKind::kHardware;
+  return FileKind::kRecipe;
+}
+
+class Checker {
+ public:
+  explicit Checker(const Catalog& catalog) : catalog_(catalog) {}
+
+  // All findings for one file of the user's.
+  Diagnostics check_file(const std::string& path) {
+    auto tree = load_yaml_file(path);
+    if (!tree) {
+      const Error& e = tree.error();
+      return {Diagnostic{Severity::kError, e.code.empty() ? "RB-YAML-SYNTAX" : e.code,
+                         e.where.file.empty() ? Where{path} : e.where, e.message, e.fix}};
+    }
+    const FileKind kind = kind_of(path, *tree);
+    auto schema = compiled(kind);
+    if (!schema) return {Diagnostic{Severity::kError, "RB-SCHEMA", Where{path}, schema.error().message, {}}};
+    Diagnostics ds = (*schema)->validate(*tree);
+    if (!ds.empty()) return ds;  // semantic checks read typed values: only on schema-valid files
+    const std::string stem = std::filesystem::path(path).stem().string();
+    switch (kind) {
+      case FileKind::kModel: model_from_yaml(*tree, ds); break;
+      case FileKind::kHardware: hardware_from_yaml(*tree, ds); break;
+      case FileKind::kRecipe: {
+        auto recipe = recipe_from_yaml(*tree, stem, ds);
+        if (recipe) append(ds, check_recipe(*tree, *recipe));
+        break;
+      }
+    }
+    return ds;
+  }
+
+  // The semantic checks and the layout rules of one schema-valid recipe record.
+  Diagnostics check_recipe(const YNode& tree, const Recipe& recipe) {
+    Diagnostics ds = check_record(tree, catalog_);
+    const bool layout_consistent = std::none_of(ds.begin(), ds.end(), [](const Diagnostic& d) {
+      return d.rule_id == "RB-LAYOUT-PRODUCT" || d.rule_id == "RB-MODEL-UNKNOWN" || d.rule_id == "RB-GPU-UNKNOWN";
+    });
+    if (!layout_consistent || !recipe.layout_known) return ds;
+    auto model = catalog_.find_model(recipe.model);
+    if (!model || !model->has_architecture) return ds;
+    auto hw = catalog_.find_hardware(recipe.gpu);
+    RuleInput in;
+    in.model = &*model;
+    in.hardware = hw && hw->has_specs ? &*hw : nullptr;
+    in.workload.mode = recipe.mode;
+    in.workload.seq = recipe.seq;
+    in.workload.gbs = recipe.gbs;
+    in.cluster.gpus = recipe.gpus;
+    in.cluster.gpus_per_node = recipe.gpus_per_node;
+    in.layout = recipe.layout;
+    in.facts = record_facts(tree, recipe, &catalog_);
+    const auto findings = check_layout(in);
+    append(ds, to_diagnostics(findings, [&tree](std::string_view field) -> std::optional<Where> {
+             if (const YNode* n = node_at(tree, field)) return n->where;
+             return std::nullopt;
+           }));
+    return ds;
+  }
+
+ private:
+  static void append(Diagnostics& to, Diagnostics from) {
+    to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+  }
+
+  Result<const Schema*> compiled(FileKind k) {
+    auto it = schemas_.find(k);
+    if (it != schemas_.end()) return &it->second;
+    for (const auto& f : embedded_catalog()) {
+      if (f.path != schema_path(k)) continue;
+      auto tree = parse_yaml(f.text, "builtin:" + std::string(f.path));
+      if (!tree) return tl::unexpected(tree.error());
+      auto s = Schema::compile(*tree);
+      if (!s) return tl::unexpected(s.error());
+      return &schemas_.emplace(k, std::move(*s)).first->second;
+    }
+    return fail(std::string("the built-in catalog has no ") + schema_path(k));
+  }
+
+  const Catalog& catalog_;
+  std::map<FileKind, Schema> schemas_;
+};
+
+bool before(const Diagnostic& a, const Diagnostic& b) {
+  if (a.where.file != b.where.file) return a.where.file < b.where.file;
+  if (a.where.line != b.where.line) return a.where.line < b.where.line;
+  return a.where.col < b.where.col;
+}
+
+Json diagnostic_json(const Diagnostic& d) {
+  Json j;
+  j["file"] = d.where.file;
+  j["line"] = d.where.line;
+  j["col"] = d.where.col;
+  j["severity"] = severity_name(d.severity);
+  j["rule"] = d.rule_id;
+  j["message"] = d.message;
+  j["fix"] = d.fix;
+  return j;
+}
+
+}  // namespace
+
+int run_check(const CheckOptions& o, const Context& ctx) {
+  if (o.files.empty() && !o.builtin) {
+    ctx.err << "recipebook: check: give one or more files, or --builtin (see 'recipebook check --help')\n";
+    return kExitUsage;
+  }
+  auto cat = load_catalog(ctx);
+  if (!cat) return kExitUsage;
+  Checker checker(*cat);
+
+  Diagnostics all;
+  size_t checked = 0;
+  if (o.builtin) {
+    all = cat->problems();
+    for (const auto& e : cat->recipes()) {
+      auto ds = checker.check_recipe(e.tree, e.recipe);
+      all.insert(all.end(), ds.begin(), ds.end());
+    }
+    checked += cat->recipes().size() + cat->models().size() + cat->hardware().size();
+  }
+  for (const auto& f : o.files) {
+    auto ds = checker.check_file(f);
+    all.insert(all.end(), ds.begin(), ds.end());
+    ++checked;
+  }
+  std::stable_sort(all.begin(), all.end(), before);
+
+  const auto errors = static_cast<size_t>(
+      std::count_if(all.begin(), all.end(), [](const Diagnostic& d) { return d.severity == Severity::kError; }));
+  const size_t warnings = all.size() - errors;
+  if (ctx.json) {
+    Json j;
+    j["checked"] = checked;
+    j["errors"] = errors;
+    j["warnings"] = warnings;
+    j["findings"] = Json::array();
+    for (const auto& d : all) j["findings"].push_back(diagnostic_json(d));
+    ctx.out << j.dump(2) << "\n";
+  } else if (o.summary) {
+    std::map<std::string, size_t> by_rule;
+    for (const auto& d : all) ++by_rule[d.rule_id];
+    ctx.out << fmt::format("checked {} entries: {} errors, {} warnings\n", checked, errors, warnings);
+    for (const auto& [id, n] : by_rule) ctx.out << fmt::format("  {:<28} {}\n", id, n);
+  } else {
+    for (const auto& d : all) ctx.out << d.str() << "\n";
+  }
+  const bool failed = errors > 0 || (o.strict && warnings > 0);
+  return failed ? kExitFindings : kExitOk;
+}
+
+}  // namespace rb::cli
