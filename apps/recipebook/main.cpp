@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 
 #include "recipebook/cmd_check.hpp"
+#include "recipebook/cmd_estimate.hpp"
 #include "recipebook/cmd_list.hpp"
 #include "recipebook/cmd_show.hpp"
 #include "recipebook/context.hpp"
@@ -91,6 +92,61 @@ void add_check(CLI::App& app, Action& action) {
   });
 }
 
+
+// The flags that describe one setup (model, GPUs, workload, layout), shared by estimate and launch.
+void add_layout_flags(CLI::App* cmd, rb::cli::LayoutArgs& a) {
+  cmd->add_option("--model", a.model, "Catalog name, alias, Hugging Face id, or path to a config.json");
+  cmd->add_option("--gpu", a.gpu, "GPU type: h100, h200, b200, b300, gb200, gb300, a100, mi300x, ...");
+  cmd->add_option("--gpus", a.gpus, "Total GPU count");
+  cmd->add_option("--gpus-per-node", a.gpus_per_node, "GPUs per node (default: the GPU's usual node)");
+  cmd->add_option("--mode", a.mode, "pretrain | sft | peft")->capture_default_str();
+  cmd->add_option("--seq", a.seq, "Sequence length in tokens")->capture_default_str();
+  cmd->add_option("--gbs", a.gbs, "Global batch in sequences");
+  cmd->add_option("--mbs", a.mbs, "Micro batch in sequences")->capture_default_str();
+  cmd->add_option("--tp", a.tp, "Tensor parallel degree")->capture_default_str();
+  cmd->add_option("--pp", a.pp, "Pipeline parallel degree")->capture_default_str();
+  cmd->add_option("--vp", a.vp, "Virtual pipeline stages per rank (interleaved 1F1B)")->capture_default_str();
+  cmd->add_option("--cp", a.cp, "Context parallel degree")->capture_default_str();
+  cmd->add_option("--ep", a.ep, "Expert parallel degree")->capture_default_str();
+  cmd->add_option("--etp", a.etp, "Expert tensor parallel degree (default: TP, as Megatron)");
+  cmd->add_flag("--fsdp", a.fsdp, "Megatron-FSDP instead of DDP + distributed optimizer");
+  auto* sp = cmd->add_flag_function("--sp,!--no-sp", [&a](int64_t n) { a.sp = n > 0; },
+                                    "Sequence parallelism (default: on when TP > 1)");
+  (void)sp;
+  cmd->add_option("--precision", a.precision, "bf16 | fp8_cs | fp8_ds | fp8_blockwise | mxfp8 | nvfp4")
+      ->capture_default_str();
+  cmd->add_option("--recompute", a.recompute, "none | selective | full")->capture_default_str();
+  cmd->add_option("--recompute-modules", a.recompute_modules, "Selective modules: core_attn,moe_act,mla_up_proj,...");
+  cmd->add_option("--recompute-layers", a.recompute_layers, "Layers per full-recompute block")->capture_default_str();
+  cmd->add_option("--dispatcher", a.dispatcher, "MoE dispatcher: alltoall | allgather | deepep | hybridep")
+      ->capture_default_str();
+  cmd->add_option("--cuda-graph", a.cuda_graph, "none | transformer_engine | local | full_iteration")
+      ->capture_default_str();
+  cmd->add_flag("--precision-aware-optimizer", a.precision_aware_optimizer, "BF16 optimizer moments and masters");
+  cmd->add_option("--tokens", a.tokens, "Token budget, for GPU-hours and days");
+  cmd->add_option("--lora-rank", a.lora_rank, "LoRA rank for --mode peft")->capture_default_str();
+}
+
+void add_estimate(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand("estimate", "Memory, step time, throughput and cost of one layout");
+  auto opts = std::make_shared<rb::cli::EstimateOptions>();
+  add_layout_flags(cmd, opts->args);
+  cmd->add_option("--batch", opts->batch_file,
+                  "JSON Lines file ('-' = stdin): one layout per line, the flags' keys with underscores; "
+                  "one JSON line out per line in");
+  cmd->footer(
+      "Examples:\n"
+      "  recipebook estimate --model Qwen3.5-397B-A17B --gpu b200 --gpus 48 --tp 2 --pp 6 --ep 8 --etp 1 \\\n"
+      "      --mode sft --seq 8192 --gbs 128 --recompute full --precision-aware-optimizer\n"
+      "  recipebook estimate --model llama3-70b --gpu h100 --gpus 64 --tp 4 --pp 4 --vp 5 --seq 8192 --gbs 256 --json\n"
+      "  recipebook estimate --model ./config.json --gpu gb300 --gpus 8 --ep 8 --seq 4096 --gbs 512 --tokens 1e12\n"
+      "  recipebook estimate --batch layouts.jsonl --model llama3-8b --gpu h100\n"
+      "Exit codes: 0 estimated, 1 a rule forbids the layout (its rule is printed), 2 usage.");
+  cmd->callback([opts, &action] {
+    action = [opts](const Context& ctx) { return rb::cli::run_estimate(*opts, ctx); };
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -114,6 +170,7 @@ int main(int argc, char** argv) {
   add_list(app, action);
   add_show(app, action);
   add_check(app, action);
+  add_estimate(app, action);
 
   try {
     app.parse(argc, argv);

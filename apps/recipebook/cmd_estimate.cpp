@@ -1,0 +1,260 @@
+#include "recipebook/cmd_estimate.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <ostream>
+
+#include "recipebook/catalog_access.hpp"
+#include "recipebook/emit/catalog_json.hpp"
+#include "recipebook/emit/table.hpp"
+#include "recipebook/estimate/estimate.hpp"
+#include "recipebook/estimate/params.hpp"
+#include "recipebook/estimate/prepared.hpp"
+#include "recipebook/rules/check_layout.hpp"
+
+namespace rb::cli {
+namespace {
+
+struct Outcome {
+  std::vector<Finding> findings;  // the rules' errors and warnings
+  std::optional<Estimate> estimate;
+  ParamCounts params;
+  std::string invalid;  // the estimator's own refusal, when the rules let something through
+};
+
+bool has_error(const std::vector<Finding>& fs) {
+  return std::any_of(fs.begin(), fs.end(), [](const Finding& f) { return f.severity == Severity::kError; });
+}
+
+Outcome evaluate(const Setup& s) {
+  Outcome o;
+  RuleInput in;
+  in.model = &s.model;
+  in.hardware = &s.hardware;
+  in.workload = s.workload;
+  in.cluster = s.cluster;
+  in.layout = s.layout;
+  o.findings = check_layout(in);
+  const PreparedModel pm = prepare(s.model);
+  o.params = pm.params;
+  if (has_error(o.findings)) return o;
+  Estimate e = estimate(pm, s.hardware, s.workload, s.cluster, s.layout);
+  if (!e.valid) {
+    o.invalid = std::string(invalid_reason_name(e.reason));
+    return o;
+  }
+  o.estimate = e;
+  return o;
+}
+
+Json memory_parts_json(const MemoryBreakdown& m) {
+  Json p;
+  p["weights_bytes"] = m.weights_bytes;
+  p["quantized_weights_bytes"] = m.quantized_weights_bytes;
+  p["grads_bytes"] = m.grads_bytes;
+  p["optimizer_bytes"] = m.optimizer_bytes;
+  p["activations_bytes"] = m.activations_bytes;
+  p["logits_bytes"] = m.logits_bytes;
+  p["fsdp_buffers_bytes"] = m.fsdp_buffers_bytes;
+  p["cuda_context_bytes"] = m.cuda_context_bytes;
+  p["nccl_buffers_bytes"] = m.nccl_buffers_bytes;
+  p["cuda_graphs_bytes"] = m.cuda_graphs_bytes;
+  p["fragmentation_bytes"] = m.fragmentation_bytes;
+  return p;
+}
+
+Json time_parts_json(const TimeBreakdown& t) {
+  Json p;
+  p["gemm_s"] = t.gemm_s;
+  p["attention_s"] = t.attention_s;
+  p["memory_bound_s"] = t.memory_bound_s;
+  p["recompute_s"] = t.recompute_s;
+  p["tp_comm_s"] = t.tp_comm_s;
+  p["cp_comm_s"] = t.cp_comm_s;
+  p["ep_comm_s"] = t.ep_comm_s;
+  p["pp_p2p_s"] = t.pp_p2p_s;
+  p["bubble_s"] = t.bubble_s;
+  p["dp_comm_s"] = t.dp_comm_s;
+  p["optimizer_s"] = t.optimizer_s;
+  p["overhead_s"] = t.overhead_s;
+  return p;
+}
+
+Json finding_json(const Finding& f) {
+  Json j;
+  j["rule"] = f.rule_id;
+  j["severity"] = severity_name(f.severity);
+  j["message"] = f.message;
+  j["fix"] = f.fix;
+  j["field"] = f.field;
+  return j;
+}
+
+Json outcome_json(const Setup& s, const Outcome& o) {
+  Json j;
+  j["model"] = s.model.name;
+  j["gpu"] = s.hardware.name;
+  j["gpus"] = s.cluster.gpus;
+  j["mode"] = std::string(mode_name(s.workload.mode));
+  j["seq"] = s.workload.seq;
+  j["gbs"] = s.workload.gbs;
+  j["layout"] = layout_json(s.layout);
+  j["params_total"] = o.params.total;
+  j["params_active"] = o.params.active;
+  j["warnings"] = Json::array();
+  j["errors"] = Json::array();
+  for (const auto& f : o.findings) j[f.severity == Severity::kError ? "errors" : "warnings"].push_back(finding_json(f));
+  if (!o.invalid.empty()) {
+    Json e;
+    e["rule"] = "RB-ESTIMATE-INVALID";
+    e["severity"] = "error";
+    e["message"] = "the estimator cannot evaluate this layout: " + o.invalid;
+    j["errors"].push_back(e);
+  }
+  if (!o.estimate) return j;
+  const Estimate& e = *o.estimate;
+  j["tokens_per_s_per_gpu"] = e.tokens_per_s_per_gpu;
+  j["step_time_s"] = e.step_time_s;
+  j["model_tflops_per_gpu"] = e.model_tflops_per_gpu;
+  j["mfu"] = e.mfu;
+  j["flops_per_token"] = e.model_flops_per_token;
+  j["microbatches"] = e.microbatches;
+  j["memory"] = {{"peak_bytes", e.memory.worst.peak_bytes},
+                 {"capacity_bytes", e.memory.worst.capacity_bytes},
+                 {"fits", e.memory.worst.fits},
+                 {"stage", e.memory.worst.stage},
+                 {"parts", memory_parts_json(e.memory.worst)}};
+  j["time"] = {{"step_time_s", e.time.step_time_s}, {"parts", time_parts_json(e.time)}};
+  j["usd_per_million_tokens"] = e.usd_per_million_tokens > 0 ? Json(e.usd_per_million_tokens) : Json(nullptr);
+  if (s.workload.tokens_budget > 0) {
+    j["gpu_hours"] = e.gpu_hours;
+    j["days"] = e.days;
+  }
+  return j;
+}
+
+std::string gib(double bytes) { return fmt::format("{:.1f} GiB", bytes / (1024.0 * 1024.0 * 1024.0)); }
+
+void print_findings(const std::vector<Finding>& fs, const Context& ctx) {
+  for (const auto& f : fs)
+    ctx.out << fmt::format("{} [{}] {}{}\n", severity_name(f.severity), f.rule_id, f.message,
+                           f.fix.empty() ? "" : " (fix: " + f.fix + ")");
+}
+
+void print_outcome(const Setup& s, const Outcome& o, const Context& ctx) {
+  const Layout& l = s.layout;
+  ctx.out << fmt::format("{} on {} x {}, {} seq {} gbs {}\n", s.model.name, s.cluster.gpus, s.hardware.name,
+                         mode_name(s.workload.mode), s.workload.seq, s.workload.gbs);
+  ctx.out << fmt::format("layout: TP {} PP {} VP {} CP {} EP {} ETP {} DP {}, micro batch {}{}{}, {}, recompute {}\n",
+                         l.tp, l.pp, l.vp, l.cp, l.ep, l.etp, l.dp, l.mbs, l.sp ? ", SP" : "", l.fsdp ? ", FSDP" : "",
+                         precision_name(l.precision), recompute_name(l.recompute));
+  ctx.out << fmt::format("params: {:.3f} B total, {:.3f} B active\n\n", static_cast<double>(o.params.total) / 1e9,
+                         static_cast<double>(o.params.active) / 1e9);
+  if (!o.estimate) {
+    print_findings(o.findings, ctx);
+    if (!o.invalid.empty()) ctx.out << "error [RB-ESTIMATE-INVALID] the estimator cannot evaluate this layout: " << o.invalid << "\n";
+    return;
+  }
+  const Estimate& e = *o.estimate;
+  Table summary({{"figure"}, {"value", Align::kRight}});
+  summary.add_row({"tokens/s/GPU", fmt::format("{:.0f}", e.tokens_per_s_per_gpu)});
+  summary.add_row({"step time", fmt::format("{:.3f} s", e.step_time_s)});
+  summary.add_row({"model TFLOP/s/GPU", fmt::format("{:.0f}", e.model_tflops_per_gpu)});
+  summary.add_row({"MFU (BF16 peak)", fmt::format("{:.1f}%", 100 * e.mfu)});
+  summary.add_row({"GFLOP/token", fmt::format("{:.1f}", e.model_flops_per_token / 1e9)});
+  summary.add_row({"USD / M tokens", e.usd_per_million_tokens > 0 ? fmt::format("{:.3f}", e.usd_per_million_tokens) : "no price"});
+  if (s.workload.tokens_budget > 0) {
+    summary.add_row({"GPU-hours", fmt::format("{:.0f}", e.gpu_hours)});
+    summary.add_row({"days", fmt::format("{:.1f}", e.days)});
+  }
+  ctx.out << summary.render() << "\n";
+
+  const MemoryBreakdown& m = e.memory.worst;
+  ctx.out << fmt::format("memory (worst rank: pipeline stage {}): {} of {} — {}\n", m.stage, gib(m.peak_bytes),
+                         gib(m.capacity_bytes), m.fits ? "fits" : "DOES NOT FIT");
+  Table mem({{"part"}, {"size", Align::kRight}});
+  const Json mem_parts = memory_parts_json(m);
+  for (const auto& [k, v] : mem_parts.items())
+    if (v.get<double>() > 0) mem.add_row({k.substr(0, k.size() - 6), gib(v.get<double>())});
+  ctx.out << mem.render() << "\n";
+
+  ctx.out << fmt::format("step time: {:.3f} s ({} micro batches per pipeline)\n", e.time.step_time_s, e.microbatches);
+  Table tt({{"part"}, {"seconds", Align::kRight}, {"share", Align::kRight}});
+  const Json time_parts = time_parts_json(e.time);
+  for (const auto& [k, v] : time_parts.items()) {
+    const double sec = v.get<double>();
+    if (sec <= 0) continue;
+    tt.add_row({k.substr(0, k.size() - 2), fmt::format("{:.3f}", sec),
+                fmt::format("{:.0f}%", 100 * sec / std::max(e.time.step_time_s, 1e-12))});
+  }
+  ctx.out << tt.render();
+  if (!o.findings.empty()) {
+    ctx.out << "\n";
+    print_findings(o.findings, ctx);
+  }
+}
+
+int run_batch(const EstimateOptions& opts, const Catalog& cat, const Context& ctx) {
+  std::ifstream file;
+  std::istream* in = &std::cin;
+  if (opts.batch_file != "-") {
+    file.open(opts.batch_file);
+    if (!file) return report(ctx, Error("--batch: cannot read " + opts.batch_file));
+    in = &file;
+  }
+  std::string line;
+  int n = 0;
+  int failed = 0;
+  while (std::getline(*in, line)) {
+    ++n;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto fail_line = [&](const Error& e) {
+      ++failed;
+      Json j;
+      j["line"] = n;
+      j["errors"] = Json::array({{{"rule", "RB-INPUT"}, {"severity", "error"}, {"message", e.message}, {"fix", e.fix}}});
+      ctx.out << j.dump() << "\n";
+    };
+    Json parsed = Json::parse(line, nullptr, false);
+    if (parsed.is_discarded()) {
+      fail_line(Error(opts.batch_file + ":" + std::to_string(n) + ": not valid JSON"));
+      continue;
+    }
+    auto args = layout_args_from_json(parsed, opts.args);
+    if (!args) {
+      fail_line(args.error());
+      continue;
+    }
+    auto setup = resolve_setup(*args, cat, true);
+    if (!setup) {
+      fail_line(setup.error());
+      continue;
+    }
+    const Outcome o = evaluate(*setup);
+    Json j = outcome_json(*setup, o);
+    j["line"] = n;
+    if (!o.estimate) ++failed;
+    ctx.out << j.dump() << "\n";
+  }
+  return failed > 0 ? kExitFindings : kExitOk;
+}
+
+}  // namespace
+
+int run_estimate(const EstimateOptions& opts, const Context& ctx) {
+  auto cat = load_catalog(ctx);
+  if (!cat) return kExitUsage;
+  if (!opts.batch_file.empty()) return run_batch(opts, *cat, ctx);
+  auto setup = resolve_setup(opts.args, *cat);
+  if (!setup) return report(ctx, setup.error());
+  const Outcome o = evaluate(*setup);
+  if (ctx.json)
+    ctx.out << outcome_json(*setup, o).dump(2) << "\n";
+  else
+    print_outcome(*setup, o, ctx);
+  return o.estimate ? kExitOk : kExitFindings;
+}
+
+}  // namespace rb::cli
