@@ -117,7 +117,7 @@ bool check_fine_grained_offload(const RuleContext& ctx, Finding* out) {
   if (proj) why.push_back("offloading attn_proj needs core_attn offloaded too");
   if (local) why.push_back("with CUDA graphs it needs the transformer_engine or full_iteration impl, not local");
   return report(out, "fine-grained activation offloading: " + join_words(why, "; "), "adjust the settings as listed",
-                "features.settings.fine_grained_activation_offloading");
+                "features.fine_grained_offload", "features.settings.fine_grained_activation_offloading");
 }
 
 // Transformer Engine precision support by GPU generation (Bridge mixed_precision.py recipes).
@@ -175,11 +175,11 @@ bool check_fp8_param(const RuleContext& ctx, Finding* out) {
                          setting_bool(ctx.facts, "fp8_param").value_or(false);
   if (!fp8_param || is_fp8(ctx.layout.precision)) return false;
   if (out == nullptr) return true;
-  const char* key = setting(ctx.facts, "fp8_param_gather") != nullptr ? "features.settings.fp8_param_gather"
-                                                                       : "features.settings.fp8_param";
   return report(out,
                 "FP8 parameters are requested with precision " + std::string(precision_name(ctx.layout.precision)),
-                "use an FP8 precision recipe, or drop fp8_param_gather", key, "workload.precision");
+                "use an FP8 precision recipe, or drop fp8_param_gather", "features.fp8_param_gather",
+                setting(ctx.facts, "fp8_param") != nullptr ? "features.settings.fp8_param"
+                                                           : "features.settings.fp8_param_gather");
 }
 
 // Bridge config.py: MXFP8 with fp8_param_gather and no FSDP needs reuse_grad_buf_for_mxfp8_param_ag.

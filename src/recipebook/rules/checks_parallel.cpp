@@ -166,12 +166,16 @@ bool check_pp_layers(const RuleContext& ctx, Finding* out) {
                   "features.pipeline_layout", "layout.pp");
   }
   std::vector<int> pps = divisors(s.total, degree_cap(ctx));
+  std::string fix = "use PP in " + join_set(pps) +
+                    ", or set first/last pipeline stage layer counts (num_layers_in_first/last_pipeline_stage)";
+  if (s.total == ctx.pm.layers && (s.total + 1) % l.pp == 0)
+    fix += ", or account_for_embedding_in_pipeline_split (or _loss_) in features.settings";
+  else if (s.total == ctx.pm.layers && (s.total + 2) % l.pp == 0)
+    fix += ", or account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split in features.settings";
   return report(out,
                 "PP " + str(l.pp) + " does not divide the " + str(s.total) + " layers" +
                     (s.total != ctx.pm.layers ? " (with embedding/loss accounting)" : ""),
-                "use PP in " + join_set(pps) +
-                    ", or set first/last pipeline stage layer counts (num_layers_in_first/last_pipeline_stage)",
-                "layout.pp");
+                fix, "layout.pp", "features.pipeline_layout");
 }
 
 // MCore parallel_state.py: virtual pipeline requires PP > 1.

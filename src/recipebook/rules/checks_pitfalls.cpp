@@ -38,7 +38,8 @@ bool check_tp_cross_node(const RuleContext& ctx, Finding* out) {
 
 // Seed 004 rule 5: SP whenever TP > 1 (removes redundant activation copies, essentially free).
 bool check_sp_recommended(const RuleContext& ctx, Finding* out) {
-  if (ctx.layout.tp <= 1 || ctx.layout.sp || ctx.pm.moe_layers > 0) return false;  // MoE: RB-SP-REQUIRED
+  // MoE: RB-SP-REQUIRED; with tp_comm_overlap: RB-TP-COMM-OVERLAP says it more precisely.
+  if (ctx.layout.tp <= 1 || ctx.layout.sp || ctx.pm.moe_layers > 0 || ctx.layout.tp_comm_overlap) return false;
   if (out == nullptr) return true;
   return report(out,
                 "TP " + str(ctx.layout.tp) + " without sequence parallelism keeps a full copy of the norm and "
@@ -46,15 +47,17 @@ bool check_sp_recommended(const RuleContext& ctx, Finding* out) {
                 "set sequence_parallel: true", "layout.sequence_parallel", "layout.tp");
 }
 
-// Bridge comm_overlap.py turns tp_comm_overlap off when TP < 2 or SP is off (MLM asserts).
+// Bridge comm_overlap.py turns tp_comm_overlap off when SP is off (MLM asserts). With TP 1 there
+// is no TP communication to overlap, so the flag is moot and not reported; for MoE models
+// RB-SP-REQUIRED reports the missing SP as an error.
 bool check_tp_comm_overlap(const RuleContext& ctx, Finding* out) {
   const Layout& l = ctx.layout;
-  if (!l.tp_comm_overlap || (l.tp >= 2 && l.sp)) return false;
+  if (!l.tp_comm_overlap || l.tp < 2 || l.sp || ctx.pm.moe_layers > 0) return false;
   if (out == nullptr) return true;
   return report(out,
-                std::string("TP communication overlap needs ") + (l.tp < 2 ? "TP >= 2" : "sequence parallelism") +
-                    "; Megatron-Bridge silently turns it off",
-                l.tp < 2 ? "drop tp_comm_overlap" : "set sequence_parallel: true", "features.tp_comm_overlap");
+                "TP communication overlap with TP " + str(l.tp) +
+                    " needs sequence parallelism; Megatron-Bridge silently turns the overlap off",
+                "set sequence_parallel: true", "features.tp_comm_overlap", "layout.sequence_parallel");
 }
 
 // Seed 004 rule 3 / pitfall "PP without VP": the 1F1B bubble is (PP-1)/M of the step; VP divides

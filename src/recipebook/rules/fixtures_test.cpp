@@ -136,6 +136,12 @@ RuleInput to_input(const Flat& f) {
   r.env = children("env");
   r.env_gates = children("features.env_gates");
   r.settings = children("features.settings");
+  // Typed schema keys that are framework settings too (docs/rules.md).
+  if (!get("features.fp8_param_gather").empty()) r.settings.push_back({"fp8_param_gather", get("features.fp8_param_gather")});
+  if (!get("features.fine_grained_offload").empty())
+    r.settings.push_back({"fine_grained_activation_offloading", get("features.fine_grained_offload")});
+  if (!get("features.offload_modules").empty())
+    r.settings.push_back({"offload_modules", get("features.offload_modules")});
   r.kernels = split_list(get("features.kernels"));
   r.patches = split_list(get("patches"));
   r.stack.megatron_core = !get("stack.megatron_core").empty() ? get("stack.megatron_core") : get("stack.megatron_lm");

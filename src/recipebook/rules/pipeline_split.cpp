@@ -12,6 +12,12 @@ PipelineSplit pipeline_split(const RuleContext& ctx) {
   s.known = true;
   const int pp = l.pp;
   const int vp = l.vp;
+  if (pp == 1) {  // one stage holds every layer; first/last stage counts mean nothing here
+    s.total = layers;
+    s.per_stage = s.first = s.last = layers;
+    s.vp_ok = layers % vp == 0;
+    return s;
+  }
   if (l.first_stage_layers > 0 || l.last_stage_layers > 0) {
     s.uneven = true;
     s.total = layers;

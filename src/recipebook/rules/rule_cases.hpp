@@ -16,6 +16,7 @@ struct RuleCase {
   bool violates = true;  // true: exactly this one finding; false: no finding of this rule, no error
   RuleInput input;
   std::string note;      // what differs
+  bool clean = true;     // a passing case: also no error from any other rule
 };
 
 // A RuleInput builder with the defaults of a fixture record (pretrain, bf16, seq 4096).

@@ -18,8 +18,8 @@ constexpr bool kOk = false;
 
 std::vector<RuleCase> rule_cases() {
   std::vector<RuleCase> v;
-  const auto add = [&](const char* id, bool bad, RuleInput in, const char* note = "") {
-    v.push_back({id, bad, std::move(in), note});
+  const auto add = [&](const char* id, bool bad, RuleInput in, const char* note = "", bool clean = true) {
+    v.push_back({id, bad, std::move(in), note, clean});
   };
 
   // ---- world size, TP, SP, CP ----
@@ -67,6 +67,8 @@ std::vector<RuleCase> rule_cases() {
   add("RB-PP-LAYERS", kBad, In(llama3_8b(), h100(), 32).pp(4).stages(6, 7).gbs(64).done(),
       "first 6 + last 7 leave 19 for 2 stages");
   add("RB-PP-LAYERS", kOk, In(llama3_8b(), h100(), 32).pp(4).stages(7, 7).gbs(64).done(), "first 7, last 7");
+  add("RB-PP-LAYERS", kOk, In(llama3_8b(), h100(), 8).stages(17, 23).done(), "PP 1: stage counts ignored");
+  add("RB-PP-LAYERS", kOk, In(llama3_8b(), h100(), 16).pp(2).vp(2).stages(14, 18).done(), "PP 2: no middle stage");
   add("RB-PP-LAYERS", kOk,
       In(llama3_8b(), h100(), 10).pp(2).gbs(10).set("account_for_embedding_in_pipeline_split", "true")
           .set("account_for_loss_in_pipeline_split", "true").done(),
@@ -337,8 +339,11 @@ std::vector<RuleCase> rule_cases() {
   add("RB-SP-RECOMMENDED", kBad, In(llama3_8b(), h100(), 8).tp(2).done(), "TP 2 without SP");
   add("RB-SP-RECOMMENDED", kOk, In(llama3_8b(), h100(), 8).tp(2).sp().done(), "with SP");
 
-  add("RB-TP-COMM-OVERLAP", kBad, In(llama3_8b(), h100(), 8).tp_overlap().done(), "TP 1");
+  add("RB-TP-COMM-OVERLAP", kBad, In(llama3_8b(), h100(), 8).tp(2).tp_overlap().done(), "TP 2 without SP");
   add("RB-TP-COMM-OVERLAP", kOk, In(llama3_8b(), h100(), 8).tp(2).sp().tp_overlap().done(), "TP 2 with SP");
+  add("RB-TP-COMM-OVERLAP", kOk, In(llama3_8b(), h100(), 8).tp_overlap().done(), "TP 1: moot, not reported");
+  add("RB-TP-COMM-OVERLAP", kOk, In(qwen3_30b_a3b(), b200(), 8).tp(2).ep(4).tp_overlap().done(),
+      "MoE: RB-SP-REQUIRED reports it", false);
 
   add("RB-PP-NO-VP", kBad, In(llama3_8b(), h100(), 16).pp(2).done(), "PP 2, VP 1");
   add("RB-PP-NO-VP", kOk, In(llama3_8b(), h100(), 16).pp(2).vp(2).done(), "VP 2");
@@ -505,7 +510,9 @@ TEST_P(RuleCaseTest, FindsExactlyItsRule) {
   } else {
     for (const auto& f : fs) {
       EXPECT_NE(f.rule_id, c.rule_id) << c.note << ":" << describe(fs);
-      EXPECT_NE(f.severity, Severity::kError) << c.note << ":" << describe(fs);
+      if (c.clean) {
+        EXPECT_NE(f.severity, Severity::kError) << c.note << ":" << describe(fs);
+      }
     }
   }
 }
