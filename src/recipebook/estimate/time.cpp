@@ -1,6 +1,7 @@
 #include "recipebook/estimate/time.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "recipebook/estimate/collectives.hpp"
 #include "recipebook/estimate/params.hpp"
@@ -9,7 +10,10 @@ namespace rb {
 namespace {
 
 // Fixed modelling constants (docs/model.md "Time constants"); the fitted ones live in Efficiency.
-constexpr double kGemmHalfDim = 128.0;      // gemm_size_factor's n0
+// GEMM size factors n / (n + n0) (docs/model.md "Time constants"): chosen once on the measured
+// catalog rows (not per GPU or family) — small GEMMs and grouped expert GEMMs lose efficiency.
+constexpr double kGemmHalfDim = 1024.0;    // dense GEMMs, n = smallest TP-sharded dimension
+constexpr double kExpertHalfDim = 4096.0;  // grouped expert GEMMs, n = min(tokens per expert, sqrt(h x width))
 constexpr double kAttnPasses = 3.5;         // flash attention: forward 1, backward 2.5 (FlashAttention-2 Sec. 3)
 constexpr double kMemTrafficPerAct = 3.0;   // HBM bytes moved per saved activation byte, fwd + bwd
 constexpr double kFp8CastTraffic = 1.0;     // extra bytes per activation byte for quantize + transpose
@@ -18,7 +22,7 @@ constexpr double kGraphLaunchFactor = 0.3;  // what remains with per-module CUDA
 constexpr double kMoeSyncS = 40e-6;         // host sync of dropless token counts, per MoE layer and pass
 constexpr double kOptimizerBytesFp32 = 30;  // grad read, master/m/v read+write, param write (per param)
 constexpr double kOptimizerBytesBf16 = 18;  // with bf16 moments and bf16-stored masters
-constexpr double kDpGradBytes = 4.0;        // fp32 gradient buckets
+constexpr double kDpGradBytes = 2.0;        // gradient buckets in the parameter dtype (grad_reduce_in_fp32=False)
 constexpr double kOptimizerFixedS = 2e-3;   // multi-tensor launches, grad-norm reduction
 
 struct RankTime {
@@ -65,7 +69,10 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
   double f_expert = 1.0;
   if (pm.experts > 0) {
     const double per_expert_tokens = tok_tp * pm.top_k * l.ep / pm.experts;
-    f_expert = gemm_size_factor(std::min({per_expert_tokens, pm.moe_ffn / std::max(1, l.etp), h}));
+    // The grouped GEMMs of one expert are (tokens x h) by (h x ffn): size them by the geometric mean
+    // of h and the expert width, capped by the tokens each expert receives.
+    const double n = std::min(per_expert_tokens, std::sqrt(h * pm.moe_ffn / std::max(1, l.etp)));
+    f_expert = n / (n + kExpertHalfDim);
   }
   const double vpad = static_cast<double>(padded_vocab(pm.model.vocab, l.tp));
   const double swa_ctx = (pm.window > 0 && pm.window < in.seq)
@@ -74,10 +81,14 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
 
   const double act_bytes = tokens * h * 2.0;  // one hidden-state tensor of the micro-batch on this rank
   const double rs = reduce_scatter_s(act_bytes, groups.tp, links);
+  // EP: every routed token copy crosses once each way; DeepEP / HybridEP dispatch FP8 activations in
+  // FP8 recipes (combine stays BF16); the alltoall dispatcher moves BF16 both ways.
+  const bool flex = l.dispatcher == Dispatcher::kFlexDeepep || l.dispatcher == Dispatcher::kFlexHybridep;
   const double ep_bytes = tok_tp * pm.top_k * h * 2.0;
+  const double dispatch_bytes = (flex && fp8) ? ep_bytes * 0.53 : ep_bytes;  // 1 B + scales vs 2 B
   const double a2a = l.dispatcher == Dispatcher::kAllgather
                          ? 2.0 * reduce_scatter_s(ep_bytes * l.ep / std::max(1, pm.top_k), groups.ep, links)
-                         : all_to_all_s(ep_bytes, groups.ep, links);
+                         : 0.5 * (all_to_all_s(dispatch_bytes, groups.ep, links) + all_to_all_s(ep_bytes, groups.ep, links));
   const double pp_bytes = act_bytes / (l.sp ? tp : 1.0);
   const double pp_send = l.pp > 1 ? p2p_s(pp_bytes, groups.pp.stride, links) : 0.0;
   const double tp_hidden = l.tp_comm_overlap ? eff.overlap : 0.0;

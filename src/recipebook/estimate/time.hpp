@@ -53,7 +53,8 @@ struct TimeInputs {
 TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& plan);
 
 // The GEMM size factor n / (n + n0): a GEMM whose smallest dimension is n runs at this fraction of
-// the large-GEMM efficiency (tile quantization and wave effects; n0 = 128).
+// the large-GEMM efficiency (tile quantization, wave effects and the fixed costs around small
+// GEMMs; n0 = 1024, chosen on the measured rows).
 double gemm_size_factor(double smallest_dim);
 
 }  // namespace rb

@@ -165,8 +165,8 @@ TEST(Time, ContextParallelExchangeIsHiddenUnderAttention) {
 }
 
 TEST(Time, GemmSizeFactor) {
-  EXPECT_DOUBLE_EQ(gemm_size_factor(128), 0.5);
-  EXPECT_GT(gemm_size_factor(8192), 0.98);
+  EXPECT_DOUBLE_EQ(gemm_size_factor(1024), 0.5);
+  EXPECT_GT(gemm_size_factor(16384), 0.9);
   EXPECT_EQ(gemm_size_factor(0), 1.0);
 }
 

@@ -1,0 +1,63 @@
+// Calibration: fit a few efficiency parameters per GPU and precision to measured throughput.
+//
+// Two parameters per (GPU, precision): `gemm` (Efficiency::gemm) and a communication factor that
+// scales Efficiency::nvlink and Efficiency::scaleout together (their ratio stays at the default).
+// Everything else (attention, hbm, overlap) keeps its default. The fit has two levels: one pair per
+// GPU over all its precisions, then one pair per (GPU, precision) shrunk towards its GPU's pair. The objective is a robust (soft-L1) mean of the
+// squared log error of tokens/s/GPU plus a weak pull towards the defaults (so that a group with two points does
+// not run to a bound), minimized by deterministic bounded coordinate descent with golden-section
+// line searches. Few parameters on purpose: the error that counts is on models the fit never saw
+// (bench/accuracy.cpp fits leave-one-family-out).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "recipebook/core/hardware.hpp"
+#include "recipebook/core/layout.hpp"
+#include "recipebook/estimate/prepared.hpp"
+
+namespace rb {
+
+struct CalibrationPoint {
+  const PreparedModel* model = nullptr;
+  Hardware hardware;  // its efficiency table is the starting point
+  Workload work;
+  Cluster cluster;
+  Layout layout;
+  double measured_tokens_per_s_per_gpu = 0;
+};
+
+struct CalibrationOptions {
+  double gemm_min = 0.15, gemm_max = 0.95;
+  double comm_min = 0.05, comm_max = 1.0;  // bounds on the resulting nvlink / scaleout efficiency
+  double prior_weight = 0.02;  // weight of (log(x / default))^2 per parameter, per point
+  double group_prior_weight = 0.05;  // pull of each (GPU, precision) towards its GPU's pooled fit
+  double robust_scale = 0.15;  // log-error scale of the soft-L1 loss (about 15%)
+  int sweeps = 12;
+};
+
+struct FittedEfficiency {
+  std::string gpu;  // Hardware::name
+  Precision precision = Precision::kBf16;
+  Efficiency efficiency;     // the fitted table entry
+  int points = 0;
+  double mape_before = 0;    // mean |pred / measured - 1| with the starting efficiencies
+  double mape_after = 0;
+};
+
+struct CalibrationResult {
+  std::vector<FittedEfficiency> fits;  // one per (GPU, precision) with points, sorted by name
+  int points = 0;                      // points used (valid estimates)
+  double mape_before = 0;
+  double mape_after = 0;
+};
+
+CalibrationResult calibrate(const std::vector<CalibrationPoint>& points, const CalibrationOptions& opt = {});
+
+// Writes the fitted entries into `hw` (matching by name). A precision without its own fit borrows the
+// GEMM and communication factors of the same GPU's fit in the same precision class, else of any
+// precision on that GPU; GPUs without any fit are left as they are. Returns whether anything applied.
+bool apply_calibration(const CalibrationResult& result, Hardware& hw);
+
+}  // namespace rb

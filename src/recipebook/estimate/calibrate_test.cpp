@@ -1,0 +1,132 @@
+#include "recipebook/estimate/calibrate.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "recipebook/estimate/estimate.hpp"
+#include "recipebook/estimate/test_hardware.hpp"
+#include "recipebook/estimate/test_models.hpp"
+
+namespace rb {
+namespace {
+
+struct Synthetic {
+  std::vector<PreparedModel> models;
+  std::vector<CalibrationPoint> points;
+};
+
+// Points whose "measurement" is the estimator itself with known efficiencies: the fit must find them.
+Synthetic synthetic(const Hardware& truth, const Hardware& start) {
+  Synthetic s;
+  s.models = {prepare(test::llama3_70b()), prepare(test::qwen3_30b_a3b()), prepare(test::deepseek_v3())};
+  auto add = [&](size_t mi, Layout l, int64_t seq, int64_t gbs) {
+    CalibrationPoint p;
+    p.model = &s.models[mi];
+    p.hardware = start;
+    p.work.seq = seq;
+    p.work.gbs = gbs;
+    p.cluster.gpus = l.world();
+    p.layout = l;
+    const Estimate e = estimate(*p.model, truth, p.work, p.cluster, l);
+    EXPECT_TRUE(e.valid);
+    p.measured_tokens_per_s_per_gpu = e.tokens_per_s_per_gpu;
+    s.points.push_back(p);
+  };
+  Layout a;
+  a.tp = 4;
+  a.sp = true;
+  a.pp = 4;
+  a.vp = 5;
+  a.dp = 4;
+  add(0, a, 8192, 256);
+  a.tp = 8;
+  a.pp = 2;
+  a.vp = 1;
+  add(0, a, 4096, 128);
+  Layout b;
+  b.ep = 8;
+  b.dp = 16;
+  b.mbs = 2;
+  add(1, b, 4096, 512);
+  b.ep = 16;
+  add(1, b, 4096, 512);
+  Layout c;
+  c.pp = 8;
+  c.ep = 32;
+  c.dp = 32;
+  c.recompute = Recompute::kSelective;
+  c.recompute_modules = kRcMlaUpProj;
+  add(2, c, 4096, 2048);
+  c.ep = 64;
+  c.dp = 64;
+  add(2, c, 4096, 2048);
+  return s;
+}
+
+TEST(Calibrate, RecoversKnownEfficiencies) {
+  Hardware truth = test::h100();
+  truth.efficiency[0].gemm = 0.42;
+  truth.efficiency[0].nvlink = 0.5;
+  truth.efficiency[0].scaleout = 0.5 * 0.6 / 0.7;  // same ratio as the defaults
+  const Synthetic s = synthetic(truth, test::h100());
+  CalibrationOptions opt;
+  opt.prior_weight = 0;
+  opt.group_prior_weight = 0;
+  const CalibrationResult r = calibrate(s.points, opt);
+  ASSERT_EQ(r.fits.size(), 1u);
+  EXPECT_EQ(r.points, 6);
+  EXPECT_GT(r.mape_before, 0.05);
+  EXPECT_LT(r.mape_after, 0.01);
+  EXPECT_NEAR(r.fits[0].efficiency.gemm, 0.42, 0.01);
+  EXPECT_NEAR(r.fits[0].efficiency.nvlink, 0.5, 0.05);
+}
+
+TEST(Calibrate, IsDeterministic) {
+  Hardware truth = test::h100();
+  truth.efficiency[0].gemm = 0.5;
+  const Synthetic s = synthetic(truth, test::h100());
+  const CalibrationResult a = calibrate(s.points);
+  const CalibrationResult b = calibrate(s.points);
+  ASSERT_EQ(a.fits.size(), b.fits.size());
+  EXPECT_EQ(a.fits[0].efficiency.gemm, b.fits[0].efficiency.gemm);
+  EXPECT_EQ(a.fits[0].efficiency.nvlink, b.fits[0].efficiency.nvlink);
+  EXPECT_EQ(a.mape_after, b.mape_after);
+}
+
+// One row from very different software (4x slower) must not drag the fit: the loss is soft-L1.
+TEST(Calibrate, OneOutlierDoesNotSetTheFit) {
+  Hardware truth = test::h100();
+  truth.efficiency[0].gemm = 0.5;
+  Synthetic s = synthetic(truth, test::h100());
+  s.points[2].measured_tokens_per_s_per_gpu /= 4;
+  const CalibrationResult r = calibrate(s.points);
+  EXPECT_NEAR(r.fits[0].efficiency.gemm, 0.5, 0.08);
+}
+
+TEST(Calibrate, ApplyBorrowsWithinThePrecisionClass) {
+  CalibrationResult r;
+  FittedEfficiency f;
+  f.gpu = "h100";
+  f.precision = Precision::kFp8Cs;
+  f.efficiency.gemm = 0.33;
+  f.efficiency.nvlink = 0.4;
+  f.points = 5;
+  r.fits.push_back(f);
+  FittedEfficiency g = f;
+  g.precision = Precision::kBf16;
+  g.efficiency.gemm = 0.55;
+  r.fits.push_back(g);
+  Hardware hw = test::h100();
+  EXPECT_TRUE(apply_calibration(r, hw));
+  EXPECT_EQ(hw.eff(Precision::kFp8Cs).gemm, 0.33);
+  EXPECT_EQ(hw.eff(Precision::kMxfp8).gemm, 0.33);  // same class (FP8)
+  EXPECT_EQ(hw.eff(Precision::kBf16).gemm, 0.55);
+  EXPECT_EQ(hw.eff(Precision::kNvfp4).gemm, 0.33);  // no FP4 fit: the first fit of this GPU
+  Hardware other = test::b200();
+  EXPECT_FALSE(apply_calibration(r, other));
+  EXPECT_EQ(other.eff(Precision::kBf16).gemm, Efficiency{}.gemm);
+}
+
+}  // namespace
+}  // namespace rb
