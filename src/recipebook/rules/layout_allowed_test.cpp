@@ -2,26 +2,14 @@
 // "has an error", and the rejection counts must partition the rejected layouts.
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <cstdlib>
-#include <new>
 #include <random>
 
 #include "recipebook/rules/rule_cases.hpp"
 
-std::atomic<uint64_t> g_allocations{0};
-
-// Counts global allocations for the allocation-free test. Process-wide in core_tests: it only
-// counts and forwards to malloc/free, as the default one does.
-void* operator new(std::size_t n) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-
 namespace rb::testing {
+
+uint64_t allocation_count();  // allocation_counter_test.cpp
+
 namespace {
 
 struct Target {
@@ -168,12 +156,12 @@ TEST(LayoutAllowed, AllocatesNothing) {
   w.gbs = 96;
   RejectCounts counts;
   for (const auto& pm : pms) layout_allowed(pm, w, Cluster{16, 8}, layouts[0], &counts);  // statics
-  const uint64_t before = g_allocations.load();
+  const uint64_t before = allocation_count();
   int allowed = 0;
   for (const auto& pm : pms)
     for (const Layout& l : layouts)
       for (int gpus : {8, 24, 64}) allowed += layout_allowed(pm, w, Cluster{gpus, 8}, l, &counts) ? 1 : 0;
-  EXPECT_EQ(g_allocations.load() - before, 0u);
+  EXPECT_EQ(allocation_count() - before, 0u);
   EXPECT_GT(counts.rejected, 0u);
   // More than one rule rejected something, so more than one check function ran its violated path.
   int rules_charged = 0;
