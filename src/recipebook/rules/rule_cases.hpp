@@ -88,6 +88,8 @@ class In {
   RuleInput in_;
 };
 
-std::vector<RuleCase> rule_cases();
+std::vector<RuleCase> rule_cases();  // both halves, in table order
+void add_parallel_cases(std::vector<RuleCase>& v);  // rule_cases_test.cpp
+void add_feature_cases(std::vector<RuleCase>& v);   // rule_cases_features_test.cpp
 
 }  // namespace rb::testing
