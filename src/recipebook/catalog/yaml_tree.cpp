@@ -33,6 +33,8 @@ constexpr const char* kCodeSyntax = "RB-YAML-SYNTAX";
 constexpr const char* kCodeDuplicate = "RB-YAML-DUPLICATE-KEY";
 constexpr const char* kCodeEncoding = "RB-YAML-ENCODING";
 constexpr const char* kCodeRead = "RB-FILE-READ";
+// Largest file read_text_file accepts; the largest catalog file is a few KiB.
+constexpr uintmax_t kMaxFileBytes = uintmax_t{64} << 20;
 constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
 Error make_error(std::string message, Where where, std::string fix, const char* code) {
@@ -316,11 +318,17 @@ Result<std::string> read_text_file(const std::string& path) {
   std::error_code ec;
   const auto st = std::filesystem::status(path, ec);
   if (ec || !std::filesystem::exists(st))
-    return failure(
-        "cannot read " + path + ": " + (ec ? ec : std::make_error_code(std::errc::no_such_file_or_directory)).message(),
-        Where{}, "", kCodeRead);
+    return failure("cannot read " + path + ": " +
+                       (ec ? ec : std::make_error_code(std::errc::no_such_file_or_directory)).message(),
+                   Where{}, "", kCodeRead);
   if (std::filesystem::is_directory(st))
     return failure("cannot read " + path + ": it is a directory", Where{}, "", kCodeRead);
+  // Devices and pipes (/dev/zero, a FIFO) could block or never end: only regular files, of sane size.
+  if (!std::filesystem::is_regular_file(st))
+    return failure("cannot read " + path + ": not a regular file", Where{}, "", kCodeRead);
+  if (const auto size = std::filesystem::file_size(path, ec); !ec && size > kMaxFileBytes)
+    return failure("cannot read " + path + ": larger than " + std::to_string(kMaxFileBytes >> 20) + " MiB",
+                   Where{}, "", kCodeRead);
   std::ifstream in(path, std::ios::binary);
   if (!in) return failure("cannot read " + path + ": " + std::strerror(errno), Where{}, "", kCodeRead);
   std::ostringstream buf;

@@ -173,6 +173,9 @@ TEST(YamlTree, LoadYamlFileReportsPathAndReason) {
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message.find("nope.yaml"), std::string::npos);
   EXPECT_NE(missing.error().message.find("No such file"), std::string::npos) << missing.error().message;
+  auto device = load_yaml_file("/dev/zero");  // must not read forever
+  ASSERT_FALSE(device);
+  EXPECT_NE(device.error().message.find("not a regular file"), std::string::npos);
   auto is_dir = load_yaml_file(dir.string());
   ASSERT_FALSE(is_dir);
   EXPECT_NE(is_dir.error().message.find("directory"), std::string::npos);
