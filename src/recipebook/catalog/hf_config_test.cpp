@@ -208,6 +208,59 @@ TEST(HfConfig, SmallFamiliesFromText) {
   EXPECT_EQ(glm->mtp_layers, 1);
 }
 
+TEST(HfConfig, KimiK2MatchesTheCatalog) {
+  // moonshotai/Kimi-K2-Instruct config.json (architecture fields): DeepSeek-V3's class, 384 experts.
+  auto kimi = model_from_hf_config_text(
+      R"({"model_type": "kimi_k2", "architectures": ["DeepseekV3ForCausalLM"], "hidden_size": 7168,
+          "intermediate_size": 18432, "moe_intermediate_size": 2048, "n_routed_experts": 384, "n_shared_experts": 1,
+          "num_experts_per_tok": 8, "first_k_dense_replace": 1, "moe_layer_freq": 1, "num_hidden_layers": 61,
+          "num_attention_heads": 64, "num_key_value_heads": 64, "q_lora_rank": 1536, "kv_lora_rank": 512,
+          "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128, "vocab_size": 163840,
+          "max_position_embeddings": 131072, "num_nextn_predict_layers": 0, "tie_word_embeddings": false})",
+      "kimi.json");
+  ASSERT_TRUE(kimi) << kimi.error().str();
+  auto yaml = builtin().find_model("Kimi-K2");
+  ASSERT_TRUE(yaml);
+  expect_same_shape(*kimi, *yaml);
+}
+
+TEST(HfConfig, QwenNextWithoutLayerTypesAndQwen35Dense) {
+  auto next = model_from_hf_config_text(
+      R"({"model_type": "qwen3_next", "hidden_size": 2048, "num_hidden_layers": 8, "num_attention_heads": 16,
+          "num_key_value_heads": 2, "head_dim": 256, "intermediate_size": 5120, "vocab_size": 151936,
+          "linear_num_key_heads": 16, "linear_num_value_heads": 32, "linear_key_head_dim": 128,
+          "linear_value_head_dim": 128, "linear_conv_kernel_dim": 4, "full_attention_interval": 4,
+          "num_experts": 512, "num_experts_per_tok": 10, "moe_intermediate_size": 512,
+          "shared_expert_intermediate_size": 512, "decoder_sparse_step": 1, "mlp_only_layers": [1]})",
+      "next.json");
+  ASSERT_TRUE(next) << next.error().str();
+  EXPECT_EQ(next->layers[2].mixer, MixerKind::kGdn);
+  EXPECT_EQ(next->layers[3].mixer, MixerKind::kAttention);
+  EXPECT_EQ(next->layers[7].mixer, MixerKind::kAttention);
+  EXPECT_EQ(next->layers[1].ffn, FfnKind::kDense);  // mlp_only_layers
+  EXPECT_EQ(next->count_layers(FfnKind::kMoe), 7);
+  EXPECT_TRUE(next->attn.output_gate);
+  EXPECT_TRUE(next->moe.shared_gate);
+  EXPECT_EQ(next->ffn, 5120);
+  auto dense = model_from_hf_config_text(
+      R"({"model_type": "qwen3_5", "tie_word_embeddings": true,
+          "text_config": {"model_type": "qwen3_5_text", "hidden_size": 2560, "num_hidden_layers": 32,
+            "num_attention_heads": 16, "num_key_value_heads": 4, "head_dim": 256, "intermediate_size": 9216,
+            "vocab_size": 248320, "linear_num_key_heads": 16, "linear_num_value_heads": 32,
+            "linear_key_head_dim": 128, "linear_value_head_dim": 128, "linear_conv_kernel_dim": 4,
+            "full_attention_interval": 4},
+          "vision_config": {"depth": 24, "hidden_size": 1024, "intermediate_size": 4096, "num_heads": 16,
+            "patch_size": 16, "temporal_patch_size": 2, "spatial_merge_size": 2, "out_hidden_size": 2560}})",
+      "q35.json");
+  ASSERT_TRUE(dense) << dense.error().str();
+  EXPECT_FALSE(dense->is_moe());
+  EXPECT_EQ(dense->count_layers(FfnKind::kDense), 32);
+  EXPECT_TRUE(dense->tied_embeddings);  // from the top of the VL config
+  EXPECT_EQ(dense->vision.layers, 24);
+  EXPECT_EQ(dense->vision.out_hidden, 2560);
+  EXPECT_EQ(dense->family, "qwen3_5");
+}
+
 TEST(HfConfig, ErrorsNameTheProblemAndTheFile) {
   auto unknown = model_from_hf_config_text(R"({"model_type": "bloom"})", "c.json");
   ASSERT_FALSE(unknown);
