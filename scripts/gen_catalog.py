@@ -1317,8 +1317,12 @@ def recipe_record(row, model_name, hw_docs):
     if other.get("mtp_layers"):
         features["mtp_layers"] = int(other["mtp_layers"])
     pl = other.get("pp_layout")
+    layout_helpers = [h for h in other.get("helpers", "").split("|") if "pipeline_model_parallel_layout" in h]
     if pl and not pl.startswith("<"):
         features["pipeline_layout"] = pl
+    elif layout_helpers:
+        # The recipe sets its pipeline layout in code; the static read has only the helper's name.
+        features["pipeline_layout"] = "set in code by %s" % layout_helpers[0]
     elif other.get("first_stage_layers") or other.get("last_stage_layers"):
         features["pipeline_layout"] = drop_none(OD([
             ("first_stage_layers", int_or_none(other.get("first_stage_layers"))),
@@ -1350,7 +1354,58 @@ def recipe_record(row, model_name, hw_docs):
         d["model_source"] = other["model_src"]
     d["raw"] = OD([("precision", row["precision"]), ("cuda_graph", row["cuda_graph"]), ("recompute", row["recompute"]),
                    ("other", row["other"])])
+    if entry in KNOWN_ISSUES:
+        d["known_issues"] = [OD([("rule", rule), ("note", note)]) for rule, note in KNOWN_ISSUES[entry]]
     return d
+
+
+# --- known issues: findings of `recipebook check` that a generated record accepts ------------------
+# scripts/known_issues.tsv (name, rule, note) is written by --accept-findings from the JSON of
+# `recipebook check --builtin --json`: each error a generated record's static read gives, with a note
+# saying so. Review the file's diff like code: it is the list of places where the source, read
+# statically, disagrees with Megatron's rules.
+
+KNOWN_ISSUES = {}
+KNOWN_ISSUES_TSV = os.path.join(os.path.dirname(os.path.abspath(__file__)), "known_issues.tsv")
+
+NOTE_TEMPLATES = {
+    "RB-PP-LAYERS": "{msg}. Megatron-Bridge splits uneven layer counts in code (account_for_embedding/loss_in_"
+                    "pipeline_split or a layout helper), which the static read of the source does not record; "
+                    "unverified.",
+}
+DEFAULT_NOTE = ("{msg}. This is the layout as read statically from the source (see raw); the recipe may set other "
+                "values in code at run time; unverified.")
+
+
+def load_known_issues():
+    KNOWN_ISSUES.clear()
+    if not os.path.exists(KNOWN_ISSUES_TSV):
+        return
+    with open(KNOWN_ISSUES_TSV, encoding="utf-8") as f:
+        for line in f:
+            if not line.strip() or line.startswith("#"):
+                continue
+            name, rule, note = line.rstrip("\n").split("\t")
+            KNOWN_ISSUES.setdefault(name, []).append((rule, note))
+
+
+def accept_findings(json_path):
+    import json
+    with open(json_path, encoding="utf-8") as f:
+        report = json.load(f)
+    rows = set()
+    for d in report["findings"] + report.get("accepted_findings", []):
+        path = d["file"]
+        if d["severity"] != "error" or not path.startswith("builtin:recipes/"):
+            continue
+        name = os.path.splitext(os.path.basename(path))[0]
+        note = NOTE_TEMPLATES.get(d["rule"], DEFAULT_NOTE).format(msg=d["message"].rstrip("."))
+        rows.add((name, d["rule"], note.replace("\t", " ")))
+    with open(KNOWN_ISSUES_TSV, "w", encoding="utf-8") as f:
+        f.write("# name\trule\tnote (written by gen_catalog.py --accept-findings; review the diff)\n")
+        for r in sorted(rows):
+            f.write("\t".join(r) + "\n")
+    print("known issues: %d rows in %s" % (len(rows), KNOWN_ISSUES_TSV))
 
 
 # --- measured rows ----------------------------------------------------------------------------------
@@ -1616,6 +1671,7 @@ def header(kind):
 
 
 def generate(root, data_dir):
+    load_known_issues()
     models_rows = read_csv(os.path.join(data_dir, "models.csv"))
     gpus_rows = read_csv(os.path.join(data_dir, "gpus.csv"))
     recipe_rows = read_csv(os.path.join(data_dir, "megatron_bridge_recipes.csv"))
@@ -1842,7 +1898,12 @@ def main(argv=None):
                     help="folder with the reference CSVs (default: ../shared/data from the repo root)")
     ap.add_argument("--check", action="store_true", help="only check the catalog (no writes)")
     ap.add_argument("--verbose", action="store_true", help="print the parameter-count table")
+    ap.add_argument("--accept-findings", metavar="JSON",
+                    help="write scripts/known_issues.tsv from `recipebook check --builtin --json` output, then "
+                         "regenerate")
     args = ap.parse_args(argv)
+    if args.accept_findings:
+        accept_findings(args.accept_findings)
     if not args.check:
         generate(root, os.path.abspath(args.data))
     return check(root, args.verbose)

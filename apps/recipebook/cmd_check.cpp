@@ -64,7 +64,7 @@ class Checker {
       case FileKind::kHardware: hardware_from_yaml(*tree, ds); break;
       case FileKind::kRecipe: {
         auto recipe = recipe_from_yaml(*tree, stem, ds);
-        if (recipe) append(ds, check_recipe(*tree, *recipe));
+        if (recipe) append(ds, accept_known(*tree, check_recipe(*tree, *recipe), accepted_));
         break;
       }
     }
@@ -99,6 +99,35 @@ class Checker {
     return ds;
   }
 
+  // Moves the findings a record lists under `known_issues` into `accepted`; a listed rule that no
+  // longer fires is itself a warning, so the list cannot silently outlive its reason.
+  static Diagnostics accept_known(const YNode& tree, Diagnostics ds, Diagnostics& accepted) {
+    const YNode* known = tree.get("known_issues");
+    if (known == nullptr || !known->is_seq()) return ds;
+    Diagnostics kept;
+    std::vector<bool> used(known->seq.size(), false);
+    for (auto& d : ds) {
+      bool match = false;
+      for (size_t i = 0; i < known->seq.size(); ++i) {
+        const YNode* rule = known->seq[i].get("rule");
+        if (rule != nullptr && rule->text == d.rule_id) {
+          used[i] = true;
+          match = true;
+        }
+      }
+      (match ? accepted : kept).push_back(std::move(d));
+    }
+    for (size_t i = 0; i < known->seq.size(); ++i) {
+      if (used[i]) continue;
+      const YNode* rule = known->seq[i].get("rule");
+      kept.push_back(Diagnostic{Severity::kWarning, "RB-KNOWN-ISSUE-STALE", known->seq[i].where,
+                                "known_issues lists " + (rule ? rule->text : std::string("a rule")) +
+                                    ", which no longer fires on this record",
+                                "remove the entry"});
+    }
+    return kept;
+  }
+
  private:
   static void append(Diagnostics& to, Diagnostics from) {
     to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
@@ -120,6 +149,9 @@ class Checker {
 
   const Catalog& catalog_;
   std::map<FileKind, Schema> schemas_;
+
+ public:
+  Diagnostics accepted_;  // findings accepted by the records' known_issues
 };
 
 bool before(const Diagnostic& a, const Diagnostic& b) {
@@ -156,7 +188,7 @@ int run_check(const CheckOptions& o, const Context& ctx) {
   if (o.builtin) {
     all = cat->problems();
     for (const auto& e : cat->recipes()) {
-      auto ds = checker.check_recipe(e.tree, e.recipe);
+      auto ds = Checker::accept_known(e.tree, checker.check_recipe(e.tree, e.recipe), checker.accepted_);
       all.insert(all.end(), ds.begin(), ds.end());
     }
     checked += cat->recipes().size() + cat->models().size() + cat->hardware().size();
@@ -176,16 +208,22 @@ int run_check(const CheckOptions& o, const Context& ctx) {
     j["checked"] = checked;
     j["errors"] = errors;
     j["warnings"] = warnings;
+    j["accepted"] = checker.accepted_.size();
     j["findings"] = Json::array();
     for (const auto& d : all) j["findings"].push_back(diagnostic_json(d));
+    j["accepted_findings"] = Json::array();
+    for (const auto& d : checker.accepted_) j["accepted_findings"].push_back(diagnostic_json(d));
     ctx.out << j.dump(2) << "\n";
   } else if (o.summary) {
     std::map<std::string, size_t> by_rule;
     for (const auto& d : all) ++by_rule[d.rule_id];
-    ctx.out << fmt::format("checked {} entries: {} errors, {} warnings\n", checked, errors, warnings);
+    ctx.out << fmt::format("checked {} entries: {} errors, {} warnings, {} accepted by known_issues\n", checked,
+                           errors, warnings, checker.accepted_.size());
     for (const auto& [id, n] : by_rule) ctx.out << fmt::format("  {:<28} {}\n", id, n);
   } else {
     for (const auto& d : all) ctx.out << d.str() << "\n";
+    if (o.show_accepted)
+      for (const auto& d : checker.accepted_) ctx.out << d.str() << " (accepted: known_issues)\n";
   }
   const bool failed = errors > 0 || (o.strict && warnings > 0);
   return failed ? kExitFindings : kExitOk;

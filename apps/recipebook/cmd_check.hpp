@@ -17,6 +17,7 @@ struct CheckOptions {
   bool builtin = false;  // check every entry of the built-in catalog (and --catalog folders)
   bool strict = false;   // warnings count as findings for the exit code
   bool summary = false;  // print one summary line instead of every finding
+  bool show_accepted = false;  // also print the findings that records accept in `known_issues`
 };
 
 int run_check(const CheckOptions& opts, const Context& ctx);

@@ -79,6 +79,7 @@ void add_check(CLI::App& app, Action& action) {
   cmd->add_flag("--builtin", opts->builtin, "Check every entry of the built-in catalog (and --catalog folders)");
   cmd->add_flag("--strict", opts->strict, "Warnings also make the exit code 1");
   cmd->add_flag("--summary", opts->summary, "Print counts instead of every finding");
+  cmd->add_flag("--show-accepted", opts->show_accepted, "Also print findings records accept in known_issues");
   cmd->footer(
       "Output: one line per finding, all at once:\n"
       "  file:line:col: error|warning [RULE-ID] message (fix: ...)\n"

@@ -55,6 +55,14 @@ RecordFacts record_facts(const YNode& tree, const Recipe& recipe, const Catalog*
   f.kernels = strings(node_at(tree, "features.kernels"));
   f.patches = strings(node_at(tree, "patches"));
   f.settings = key_values(node_at(tree, "features.settings"));
+  // Typed feature keys that are Megatron settings under another name.
+  const std::pair<const char*, const char*> kTypedSettings[] = {
+      {"features.fp8_param_gather", "fp8_param_gather"},
+      {"features.fine_grained_offload", "fine_grained_activation_offloading"},
+      {"features.offload_modules", "offload_modules"},
+  };
+  for (const auto& [path, setting] : kTypedSettings)
+    if (const YNode* n = node_at(tree, path); n != nullptr && !n->is_null()) f.settings.push_back({setting, value_text(*n)});
   f.stack.megatron_core = scalar_text(node_at(tree, "stack.megatron_core"));
   if (f.stack.megatron_core.empty()) f.stack.megatron_core = scalar_text(node_at(tree, "stack.megatron_lm"));
   f.stack.transformer_engine = scalar_text(node_at(tree, "stack.transformer_engine"));
