@@ -1,0 +1,283 @@
+// The accuracy harness: predict every current measured row of the catalog (a measurement with
+// `current: true` on a recipe whose model has an architecture) with leave-one-model-family-out
+// calibration — the efficiencies are fitted on every other family, then this family is predicted —
+// and print the error of tokens/s/GPU overall, per GPU, per family and per precision, the Spearman
+// rank correlation, the 10 worst rows with their time parts, and whether every measured layout is
+// predicted to fit in memory. Figures go to BENCHMARKS.md.
+//   cmake --preset release -B build/rel && cmake --build build/rel --target bench_accuracy
+//   build/rel/bench/bench_accuracy [--verbose]
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "recipebook/catalog/catalog.hpp"
+#include "recipebook/estimate/calibrate.hpp"
+#include "recipebook/estimate/estimate.hpp"
+
+namespace {
+
+using namespace rb;
+
+struct Row {
+  std::string label;   // recipe@release gpu precision
+  std::string family;  // model family (Hugging Face model_type)
+  std::string model;
+  CalibrationPoint point;
+  bool exact = false;  // the measured layout is the recipe's own (its features are known to apply)
+  bool card = false;   // a model verification card (real data, often SFT/PEFT/VLM) rather than a benchmark table
+  double predicted = 0;
+  Estimate estimate;
+};
+
+double ape(const Row& r) { return std::abs(r.predicted / r.point.measured_tokens_per_s_per_gpu - 1.0); }
+
+// "MXFP8 (inferred ...)", "FP8-blockwise 128x128", "FP8-CS" -> the first word, parsed.
+std::optional<Precision> measured_precision(const std::string& s) {
+  const std::string word = s.substr(0, s.find(' '));
+  return parse_precision(word);
+}
+
+int pick(int measured, int recipe) { return measured > 0 ? measured : recipe; }
+
+std::vector<double> ranks(const std::vector<double>& v) {
+  std::vector<size_t> idx(v.size());
+  for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
+  std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return v[a] < v[b]; });
+  std::vector<double> r(v.size());
+  for (size_t i = 0; i < idx.size();) {
+    size_t j = i;
+    while (j + 1 < idx.size() && v[idx[j + 1]] == v[idx[i]]) ++j;
+    for (size_t k = i; k <= j; ++k) r[idx[k]] = (static_cast<double>(i + j) / 2.0) + 1.0;
+    i = j + 1;
+  }
+  return r;
+}
+
+double spearman(const std::vector<double>& a, const std::vector<double>& b) {
+  const std::vector<double> ra = ranks(a), rb_ = ranks(b);
+  const double n = static_cast<double>(a.size());
+  double ma = 0, mb = 0;
+  for (size_t i = 0; i < a.size(); ++i) ma += ra[i] / n, mb += rb_[i] / n;
+  double cov = 0, va = 0, vb = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    cov += (ra[i] - ma) * (rb_[i] - mb);
+    va += (ra[i] - ma) * (ra[i] - ma);
+    vb += (rb_[i] - mb) * (rb_[i] - mb);
+  }
+  return va > 0 && vb > 0 ? cov / std::sqrt(va * vb) : 0.0;
+}
+
+void print_group(const char* title, const std::vector<Row>& rows, std::string (*key)(const Row&)) {
+  std::map<std::string, std::vector<double>> g;
+  for (const Row& r : rows) g[key(r)].push_back(ape(r));
+  std::printf("\n%s\n", title);
+  for (auto& [k, v] : g) {
+    double s = 0;
+    for (double x : v) s += x;
+    std::sort(v.begin(), v.end());
+    std::printf("  %-28s n=%3zu  MAPE %5.1f%%  median %5.1f%%\n", k.c_str(), v.size(), 100 * s / static_cast<double>(v.size()),
+                100 * v[v.size() / 2]);
+  }
+}
+
+void print_time(const Estimate& e) {
+  const TimeBreakdown& t = e.time;
+  const double s = t.step_time_s;
+  std::printf("      step %.2fs: gemm %.0f%% attn %.0f%% mem %.0f%% recompute %.0f%% tp %.0f%% cp %.0f%% ep %.0f%% pp %.0f%% "
+              "bubble %.0f%% dp %.0f%% opt %.0f%% overhead %.0f%%\n",
+              s, 100 * t.gemm_s / s, 100 * t.attention_s / s, 100 * t.memory_bound_s / s, 100 * t.recompute_s / s,
+              100 * t.tp_comm_s / s, 100 * t.cp_comm_s / s, 100 * t.ep_comm_s / s, 100 * t.pp_p2p_s / s,
+              100 * t.bubble_s / s, 100 * t.dp_comm_s / s, 100 * t.optimizer_s / s, 100 * t.overhead_s / s);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool verbose = argc > 1 && std::strcmp(argv[1], "--verbose") == 0;
+  auto cat = Catalog::load();
+  if (!cat) {
+    std::fprintf(stderr, "catalog: %s\n", cat.error().str().c_str());
+    return 1;
+  }
+  std::map<std::string, std::unique_ptr<PreparedModel>> prepared;
+  std::vector<Row> rows;
+  int skipped_model = 0, skipped_invalid = 0;
+  for (const RecipeEntry& entry : cat->recipes()) {
+    const Recipe& rec = entry.recipe;
+    for (const Measurement& m : rec.measurements) {
+      if (!m.current || !(m.tokens_per_s_per_gpu > 0)) continue;
+      auto model = cat->find_model(rec.model);
+      if (!model || !model->has_architecture || model->layers.empty()) {
+        ++skipped_model;
+        continue;
+      }
+      auto hw = cat->find_hardware(m.gpu.empty() ? rec.gpu : m.gpu);
+      if (!hw) {
+        ++skipped_invalid;
+        continue;
+      }
+      auto& pm = prepared[model->name];
+      if (!pm) pm = std::make_unique<PreparedModel>(prepare(*model));
+      Layout l = rec.layout;
+      l.tp = pick(m.tp, l.tp);
+      const int recipe_pp = l.pp;
+      l.pp = pick(m.pp, l.pp);
+      l.cp = pick(m.cp, l.cp);
+      l.vp = m.vp > 0 ? m.vp : (l.pp == recipe_pp ? l.vp : 1);
+      l.ep = pick(m.ep, l.ep);
+      l.etp = pick(m.etp, l.etp);
+      l.mbs = static_cast<int>(m.mbs > 0 ? m.mbs : l.mbs);
+      if (m.fsdp > 0) l.fsdp = true;
+      l.sp = l.sp || l.tp > 1;  // Megatron-Bridge performance recipes run SP whenever TP > 1
+      if (auto p = measured_precision(m.precision)) l.precision = *p;
+      const int gpus = m.gpus > 0 ? m.gpus : rec.gpus;
+      if (l.model_parallel() <= 0 || gpus % l.model_parallel() != 0) {
+        ++skipped_invalid;
+        continue;
+      }
+      l.dp = gpus / l.model_parallel();
+      Row r;
+      r.model = model->name;
+      r.family = model->family.empty() ? model->name : model->family;
+      r.label = rec.name + "@" + m.release + " " + hw->name + " " + std::string(precision_name(l.precision));
+      r.point.model = pm.get();
+      r.point.hardware = *hw;
+      r.point.work.mode = rec.mode;
+      r.point.work.seq = m.seq > 0 ? m.seq : rec.seq;
+      r.point.work.gbs = m.gbs > 0 ? m.gbs : rec.gbs;
+      r.point.cluster.gpus = gpus;
+      r.point.cluster.gpus_per_node = rec.gpus_per_node;
+      r.point.layout = l;
+      r.point.measured_tokens_per_s_per_gpu = m.tokens_per_s_per_gpu;
+      r.card = m.source.find("card") != std::string::npos || m.release.find("card") != std::string::npos;
+      r.exact = rec.layout_known && m.tp == rec.layout.tp && m.pp == rec.layout.pp &&
+                (m.ep == 0 || m.ep == rec.layout.ep) && m.mbs == rec.layout.mbs && m.gbs == rec.gbs;
+      if (!estimate(*r.point.model, r.point.hardware, r.point.work, r.point.cluster, l).valid) {
+        if (verbose) std::printf("invalid: %s\n", r.label.c_str());
+        ++skipped_invalid;
+        continue;
+      }
+      rows.push_back(std::move(r));
+    }
+  }
+
+  // Leave one family out: fit on the others, predict this one.
+  std::vector<std::string> families;
+  for (const Row& r : rows)
+    if (std::find(families.begin(), families.end(), r.family) == families.end()) families.push_back(r.family);
+  for (const std::string& fam : families) {
+    std::vector<CalibrationPoint> train;
+    for (const Row& r : rows)
+      if (r.family != fam) train.push_back(r.point);
+    const CalibrationResult fit = calibrate(train);
+    for (Row& r : rows) {
+      if (r.family != fam) continue;
+      Hardware hw = r.point.hardware;
+      apply_calibration(fit, hw);
+      r.estimate = estimate(*r.point.model, hw, r.point.work, r.point.cluster, r.point.layout);
+      r.predicted = r.estimate.tokens_per_s_per_gpu;
+    }
+  }
+
+  std::vector<double> pred, meas, errs;
+  for (const Row& r : rows) {
+    pred.push_back(r.predicted);
+    meas.push_back(r.point.measured_tokens_per_s_per_gpu);
+    errs.push_back(ape(r));
+  }
+  double sum = 0;
+  for (double e : errs) sum += e;
+  std::vector<double> sorted = errs;
+  std::sort(sorted.begin(), sorted.end());
+  std::printf("recipebook accuracy: %zu current measured rows (%d skipped: model without architecture; %d invalid)\n",
+              rows.size(), skipped_model, skipped_invalid);
+  if (rows.empty()) return 1;
+  std::printf("leave-one-family-out MAPE of tokens/s/GPU: %.1f%%  (median %.1f%%, p90 %.1f%%)  Spearman %.3f\n",
+              100 * sum / static_cast<double>(rows.size()), 100 * sorted[sorted.size() / 2],
+              100 * sorted[sorted.size() * 9 / 10], spearman(pred, meas));
+  print_group("per GPU", rows, [](const Row& r) { return r.point.hardware.name; });
+  print_group("per family (predicted with a fit that never saw it)", rows, [](const Row& r) { return r.family; });
+  print_group("per precision", rows, [](const Row& r) { return std::string(precision_name(r.point.layout.precision)); });
+  print_group("per source", rows, [](const Row& r) {
+    return std::string(r.card ? "verification cards" : "performance tables");
+  });
+  print_group("per mode", rows, [](const Row& r) { return std::string(mode_name(r.point.work.mode)); });
+
+  std::vector<const Row*> worst;
+  for (const Row& r : rows) worst.push_back(&r);
+  std::sort(worst.begin(), worst.end(), [](const Row* a, const Row* b) { return ape(*a) > ape(*b); });
+  std::printf("\n10 worst rows\n");
+  for (size_t i = 0; i < std::min<size_t>(10, worst.size()); ++i) {
+    const Row& r = *worst[i];
+    std::printf("  %+6.0f%%  %s: predicted %.0f, measured %.0f tokens/s/GPU\n", 100 * (r.predicted / r.point.measured_tokens_per_s_per_gpu - 1),
+                r.label.c_str(), r.predicted, r.point.measured_tokens_per_s_per_gpu);
+    print_time(r.estimate);
+  }
+
+  // Memory: every measured layout ran, so each should be predicted to fit.
+  int exact_rows = 0, exact_fit = 0, other_rows = 0, other_fit = 0;
+  std::printf("\nmemory: layouts predicted not to fit\n");
+  for (const Row& r : rows) {
+    const bool fits = r.estimate.memory.worst.fits;
+    (r.exact ? exact_rows : other_rows) += 1;
+    (r.exact ? exact_fit : other_fit) += fits ? 1 : 0;
+    if (!fits)
+      std::printf("  %s%s: %.0f of %.0f GB (rank %d)\n", r.exact ? "" : "[features from a later recipe] ", r.label.c_str(),
+                  r.estimate.memory.worst.peak_bytes / 1e9, r.estimate.memory.worst.capacity_bytes / 1e9,
+                  r.estimate.memory.worst.stage);
+  }
+  std::printf("  measured layout = recipe layout: %d of %d fit; older rows with other layouts: %d of %d fit\n", exact_fit,
+              exact_rows, other_fit, other_rows);
+
+  // The efficiencies fitted on every row (what `calibrate --fit` would write to catalog/hardware).
+  std::vector<CalibrationPoint> all;
+  for (const Row& r : rows) all.push_back(r.point);
+  const CalibrationResult fit = calibrate(all);
+  std::printf("\nin-sample fit on all rows: MAPE %.1f%% -> %.1f%%\n", 100 * fit.mape_before, 100 * fit.mape_after);
+  for (const FittedEfficiency& f : fit.fits)
+    std::printf("  %-6s %-14s n=%3d  gemm %.3f  nvlink %.3f  scaleout %.3f  MAPE %5.1f%% -> %5.1f%%\n", f.gpu.c_str(),
+                std::string(precision_name(f.precision)).c_str(), f.points, f.efficiency.gemm, f.efficiency.nvlink,
+                f.efficiency.scaleout, 100 * f.mape_before, 100 * f.mape_after);
+  // Records with a single `result` instead of measurements (seed 002), predicted with the full fit.
+  for (const RecipeEntry& entry : cat->recipes()) {
+    const Recipe& rec = entry.recipe;
+    if (!rec.tokens_per_s_per_gpu || !rec.measurements.empty() || !rec.layout_known) continue;
+    auto model = cat->find_model(rec.model);
+    auto hw = cat->find_hardware(rec.gpu);
+    if (!model || !model->has_architecture || !hw) continue;
+    auto& pm = prepared[model->name];
+    if (!pm) pm = std::make_unique<PreparedModel>(prepare(*model));
+    Hardware h = *hw;
+    apply_calibration(fit, h);
+    Workload w;
+    w.mode = rec.mode;
+    w.seq = rec.seq;
+    w.gbs = rec.gbs;
+    Cluster c;
+    c.gpus = rec.gpus;
+    c.gpus_per_node = rec.gpus_per_node;
+    const Estimate e = estimate(*pm, h, w, c, rec.layout);
+    if (!e.valid) continue;
+    std::printf("\nresult record %s (%s, %d x %s): predicted %.0f vs measured %.1f tokens/s/GPU (%+.0f%%); "
+                "active params %lld; predicted peak %.0f of %.0f GB\n",
+                rec.name.c_str(), model->name.c_str(), rec.gpus, h.name.c_str(), e.tokens_per_s_per_gpu,
+                *rec.tokens_per_s_per_gpu, 100 * (e.tokens_per_s_per_gpu / *rec.tokens_per_s_per_gpu - 1),
+                static_cast<long long>(pm->params.active), e.memory.worst.peak_bytes / 1e9,
+                e.memory.worst.capacity_bytes / 1e9);
+    print_time(e);
+  }
+  if (verbose) {
+    std::printf("\nevery row\n");
+    for (const Row& r : rows) {
+      std::printf("  %+6.0f%%  %s: predicted %.0f, measured %.0f\n", 100 * (r.predicted / r.point.measured_tokens_per_s_per_gpu - 1),
+                  r.label.c_str(), r.predicted, r.point.measured_tokens_per_s_per_gpu);
+      print_time(r.estimate);
+    }
+  }
+  return 0;
+}
