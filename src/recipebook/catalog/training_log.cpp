@@ -397,6 +397,7 @@ Result<Calibration> calibrate(const RunSummary& run, const CalibrationInputs& in
     if (in.active_params && *in.active_params > 0) {
       // Seed 002: mfu = 6 x active params x tokens/s/GPU / dense peak.
       c.mfu = 6.0 * *in.active_params * c.tokens_per_s_per_gpu / peak;
+      c.active_params = in.active_params;
       c.mfu_note = "6 x active params x tokens/s/GPU / dense peak";
     } else {
       c.mfu_note = "no active parameter count (give --active-params or a catalog model)";

@@ -118,6 +118,7 @@ struct Calibration {
   // The record's MFU, defined as `check` recomputes it (seed 002; RB-DERIVED-MFU):
   // 6 x active params x tokens/s/GPU / dense peak.
   std::optional<double> mfu;
+  std::optional<double> active_params;  // the count `mfu` used
   // MFU from Megatron's own FLOPs count: FLOPs/token x tokens/s/GPU / peak, else the log's
   // TFLOP/s/GPU / peak. Attention makes it larger than the 6 x N figure at long sequences.
   std::optional<double> mfu_megatron;

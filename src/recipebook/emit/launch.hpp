@@ -59,6 +59,12 @@ struct LaunchSpec {
   Framework framework = Framework::kBridge;
   std::string bridge_recipe;  // the Megatron-Bridge recipe function `--recipe` names
   std::string source_recipe;  // the catalog recipe the spec came from ("" for layout flags)
+  std::string base_recipe;    // the catalog recipe the training starts from (the source, or the
+                              // Bridge recipe run_recipe.py runs); "" for plain Megatron-LM
+  // The catalog recipe a draft may `extends` (the Bridge recipe the launch starts from), when
+  // inheriting from it cannot change the draft: it has no result or measurements of its own, and
+  // every field it sets the draft sets too. Empty: the draft stands alone.
+  std::string draft_extends;
   std::string model;          // model reference as the user or the recipe wrote it
   std::optional<Model> model_ir;  // the architecture, for Megatron-LM's model arguments
   std::string gpu;                // GPU catalog name
@@ -69,6 +75,9 @@ struct LaunchSpec {
   Layout layout;
   bool layout_given = true;     // every degree and feature is known (else only batch/seq are emitted)
   bool precision_given = true;  // layout.precision is known
+  // Run the layout rules before rendering. Off for a catalog record whose layout the catalog does
+  // not count as fully recorded (as `check` does) when no layout flag changes it.
+  bool check_rules = true;
   // The Bridge recipe's own recorded settings: features equal to these are not overridden (the
   // recipe sets them already), so an imprecise catalog field never changes a shipped recipe.
   std::optional<Layout> base;

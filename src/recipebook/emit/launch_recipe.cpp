@@ -70,8 +70,9 @@ Result<std::string> render_recipe_draft(const LaunchSpec& spec) {
          q(spec.framework == Framework::kBridge && !spec.bridge_recipe.empty() ? spec.bridge_recipe
                                                                              : std::string("pretrain_gpt.py")) +
          "\n";
-  if (!spec.source_recipe.empty()) out += "extends: " + q(spec.source_recipe) + "\n";
-  out += "source: " + q("recipebook launch draft") + "\n";
+  if (!spec.draft_extends.empty()) out += "extends: " + q(spec.draft_extends) + "\n";
+  const std::string from = !spec.source_recipe.empty() ? spec.source_recipe : spec.draft_extends;
+  out += "source: " + q("recipebook launch draft" + (from.empty() ? std::string() : " from " + from)) + "\n";
   out += "model: " + q(spec.model) + "\n";
   out += "gpu:\n  type: " + q(spec.gpu) + fmt::format("\n  count: {}\n  per_node: {}\n", spec.gpus, spec.gpus_per_node);
   out += "status: draft\n";
@@ -89,7 +90,7 @@ Result<std::string> render_recipe_draft(const LaunchSpec& spec) {
     out += "  sequence_parallel: " + yaml_bool(l.sp) + "\n";
     out += fmt::format("  rows_per_microbatch: {}\n", l.mbs);
     switch (l.recompute) {
-      case Recompute::kNone: out += "  recompute: null\n"; break;
+      case Recompute::kNone: break;  // no `recompute` map: none
       case Recompute::kSelective: out += "  recompute:\n    granularity: selective\n"; break;
       case Recompute::kFull:
         out += fmt::format("  recompute:\n    granularity: full\n    method: {}\n    num_layers: {}\n",
@@ -115,6 +116,17 @@ Result<std::string> render_recipe_draft(const LaunchSpec& spec) {
     out += "  tp_comm_overlap: " + yaml_bool(l.tp_comm_overlap) + "\n";
     out += "  precision_aware_optimizer: " + yaml_bool(l.precision_aware_optimizer) + "\n";
     out += "  te_rng_tracker: " + yaml_bool(l.te_rng_tracker || l.cuda_graph != CudaGraph::kNone) + "\n";
+    if (l.first_stage_layers > 0 || l.last_stage_layers > 0)
+      out += fmt::format("  pipeline_layout:\n    first_stage_layers: {}\n    last_stage_layers: {}\n",
+                         l.first_stage_layers, l.last_stage_layers);
+    // Settings the renderers write that the layout does not model (by their Megatron names).
+    std::vector<std::string> settings;
+    if (!l.distributed_optimizer && !l.fsdp) settings.emplace_back("use_distributed_optimizer: false");
+    if (l.cuda_graph == CudaGraph::kFullIteration) settings.emplace_back("check_for_nan_in_loss: false");
+    if (!settings.empty()) {
+      out += "  settings:\n";
+      for (const auto& kv : settings) out += "    " + kv + "\n";
+    }
   }
   if (!spec.env.empty()) {
     out += "env:\n";
@@ -138,9 +150,10 @@ std::string render_result_block(const Calibration& c) {
   std::string out = "result:\n";
   out += "  tokens_per_s_per_gpu: " + num(c.tokens_per_s_per_gpu, 2) + "\n";
   out += "  usd_per_million_tokens: " + (c.usd_per_million_tokens ? num(*c.usd_per_million_tokens, 2) : "null") + "\n";
-  out += "  step_time_cv_percent: " + (r.step_time_cv ? num(*r.step_time_cv * 100.0, 2) : "null") + "\n";
+  if (r.step_time_cv) out += "  step_time_cv_percent: " + num(*r.step_time_cv * 100.0, 2) + "\n";
   out += "  mfu: " + (c.mfu ? num(*c.mfu, 4) : "null") + "\n";
   out += "  mfu_note: " + q(c.mfu_note) + "\n";
+  if (c.mfu && c.active_params) out += fmt::format("  active_params:\n    count: {:.0f}\n", *c.active_params);
   if (!r.measured_date.empty()) out += "  measured: " + r.measured_date + "\n";
   out += fmt::format("  steps_per_run: {}\n", r.steps_per_run);
   out += fmt::format("  window:\n  - {}\n  - {}\n", r.window_start, r.window_end);
@@ -149,8 +162,6 @@ std::string render_result_block(const Calibration& c) {
   out += "  profiler: false\n";
   out += "  gpu_hours: " + num(c.gpu_hours, 2) + "\n";
   out += "  gpu_hours_note: " + q(c.gpu_hours_note) + "\n";
-  if (r.first_loss) out += fmt::format("  first_loss: {:.6g}\n", *r.first_loss);
-  if (r.last_loss) out += fmt::format("  last_loss: {:.6g}\n", *r.last_loss);
   return out;
 }
 

@@ -22,6 +22,7 @@ Calibration sample_calibration() {
   c.run.last_loss = 0.75;
   c.tokens_per_s_per_gpu = 1075.5;
   c.mfu = 0.046842;
+  c.active_params = 16331407360.0;
   c.mfu_note = "6 x active params x tokens/s/GPU / dense peak";
   c.usd_per_million_tokens = 3.6778;
   c.gpu_hours = 19.7312;
@@ -71,6 +72,7 @@ TEST(LaunchRecipe, ResultBlockIsAppendedWhenAbsent) {
   EXPECT_EQ(doc["result"]["window_tokens"].as<int64_t>(), 15728640);  // seed 002's figure
   EXPECT_EQ(doc["result"]["measured"].as<std::string>(), "2026-10-18");
   EXPECT_DOUBLE_EQ(doc["result"]["gpu_hours"].as<double>(), 19.73);
+  EXPECT_EQ(doc["result"]["active_params"]["count"].as<int64_t>(), 16331407360);
   EXPECT_EQ(doc["name"].as<std::string>(), test::sample_spec().name);
 }
 
@@ -111,7 +113,7 @@ TEST(LaunchRecipe, MissingFiguresAreNull) {
   const YAML::Node doc = YAML::Load(render_result_block(c));
   EXPECT_TRUE(doc["result"]["mfu"].IsNull());
   EXPECT_TRUE(doc["result"]["usd_per_million_tokens"].IsNull());
-  EXPECT_TRUE(doc["result"]["step_time_cv_percent"].IsNull());
+  EXPECT_FALSE(doc["result"]["step_time_cv_percent"]);  // the schema wants a number or nothing
   EXPECT_FALSE(doc["result"]["measured"]);
 }
 

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "recipebook/catalog/record_facts.hpp"
 #include "recipebook/catalog/yaml_tree.hpp"
 #include "recipebook/core/strings.hpp"
 #include "recipebook/emit/atomic_file.hpp"
@@ -35,11 +36,12 @@ bool has_path(const YNode& tree, std::string_view section, std::string_view key)
 
 // A record whose `layout` gives TP, PP and CP is launchable for a dense model even without EP
 // (the generated Bridge records leave unset fields out); `layout_known` also asks for EP.
-bool layout_recorded(const RecipeEntry& e, const std::optional<Model>& model) {
+bool layout_recorded(const Catalog& catalog, const RecipeEntry& e, const std::optional<Model>& model) {
   if (e.recipe.layout_known) return true;
   const bool dense = model && model->has_architecture && !model->is_moe();
-  return dense && has_path(e.tree, "layout", "tp") && has_path(e.tree, "layout", "pp") &&
-         has_path(e.tree, "layout", "cp");
+  auto tree = catalog.resolved_tree(e.recipe.name);
+  const YNode& t = tree ? *tree : e.tree;
+  return dense && has_path(t, "layout", "tp") && has_path(t, "layout", "pp") && has_path(t, "layout", "cp");
 }
 
 // features.env_gates: env vars a library reads once at import (seed 000's NVTE_CUTEDSL_FUSED_GROUPED_MLP).
@@ -219,6 +221,20 @@ const RecipeEntry* find_bridge_base(const Catalog& catalog, const LaunchSpec& sp
 
 std::string bridge_entry(const Recipe& r) { return r.entry_point.empty() ? r.name : r.entry_point; }
 
+// `name` when a draft can extend it without inheriting anything the launch does not do: the record
+// carries no result, measurements or correctness evidence (another run's figures), and when the
+// launch has no recompute the record sets none (a recipe record cannot write "no recompute" to
+// override a base's).
+std::string extendable(const Catalog& catalog, const std::string& name, const LaunchSpec& spec) {
+  auto tree = catalog.resolved_tree(name);
+  if (!tree || !tree->is_map()) return {};
+  for (const char* key : {"result", "measurements", "correctness", "comparisons"})
+    if (tree->get(key) != nullptr && !tree->get(key)->is_null()) return {};
+  if (!spec.layout_given) return {};
+  if (spec.layout.recompute == Recompute::kNone && has_path(*tree, "layout", "recompute")) return {};
+  return name;
+}
+
 }  // namespace
 
 bool LayoutFlags::any() const {
@@ -250,7 +266,8 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
     spec.seq = r.seq;
     spec.gbs = r.gbs;
     for (const auto& [k, v] : r.env) spec.env.emplace_back(k, v);
-    add_env_gates(entry->tree, spec.env);
+    auto tree = catalog.resolved_tree(r.name);  // env gates may come from an `extends` base
+    add_env_gates(tree ? *tree : entry->tree, spec.env);
     spec.framework = r.framework == "megatron-bridge" ? Framework::kBridge : Framework::kMegatronLm;
     if (spec.framework == Framework::kBridge) spec.bridge_recipe = bridge_entry(r);
   } else if (plan) {
@@ -286,7 +303,8 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
   }
 
   if (entry != nullptr) {
-    spec.layout_given = layout_recorded(*entry, spec.model_ir);
+    spec.layout_given = layout_recorded(catalog, *entry, spec.model_ir);
+    spec.check_rules = entry->recipe.layout_known || req.layout.any();
     if (spec.framework == Framework::kBridge && spec.layout_given) spec.base = spec.layout;
     if (req.layout.any() && !spec.layout_given) {
       notes.push_back("the recipe does not record its whole layout: degrees not given as flags are taken as 1");
@@ -318,12 +336,13 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
     auto b = catalog.find_recipe(req.bridge_recipe);
     if (!b) return tl::unexpected(b.error());
     spec.bridge_recipe = bridge_entry((*b)->recipe);
-    if (entry == nullptr) spec.base = layout_recorded(**b, spec.model_ir) ? std::optional((*b)->recipe.layout) : std::nullopt;
+    if (entry == nullptr)
+      spec.base = layout_recorded(catalog, **b, spec.model_ir) ? std::optional((*b)->recipe.layout) : std::nullopt;
     spec.framework = Framework::kBridge;
   } else if (entry == nullptr && forced.value_or(Framework::kBridge) == Framework::kBridge) {
     if (const RecipeEntry* base = find_bridge_base(catalog, spec)) {
       spec.bridge_recipe = bridge_entry(base->recipe);
-      if (layout_recorded(*base, spec.model_ir)) spec.base = base->recipe.layout;
+      if (layout_recorded(catalog, *base, spec.model_ir)) spec.base = base->recipe.layout;
       notes.push_back("Megatron-Bridge: starting from recipe " + base->recipe.name +
                       " with the layout, batch and features as overrides");
       spec.framework = Framework::kBridge;
@@ -334,6 +353,19 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
   }
   if (forced) spec.framework = *forced;
 
+  // The draft extends the Bridge recipe the launch starts from, when that is safe.
+  spec.base_recipe = spec.source_recipe;
+  if (spec.framework == Framework::kBridge) {
+    if (spec.base_recipe.empty() && !spec.bridge_recipe.empty()) {
+      for (const auto& e : catalog.recipes())
+        if (e.recipe.name == spec.bridge_recipe || e.recipe.entry_point == spec.bridge_recipe) {
+          spec.base_recipe = e.recipe.name;
+          if (e.recipe.name == spec.bridge_recipe) break;
+        }
+    }
+    if (!spec.base_recipe.empty()) spec.draft_extends = extendable(catalog, spec.base_recipe, spec);
+  }
+
   spec.name = safe_name(!req.name.empty()                ? req.name
                         : !spec.source_recipe.empty() ? spec.source_recipe
                                                       : fmt::format("{}-{}gpu-{}", spec.model, spec.gpus, mode_name(spec.mode)));
@@ -341,8 +373,8 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
 }
 
 std::vector<Finding> check_launch_rules(const LaunchSpec& spec, const Catalog& catalog, std::string& skipped) {
-  if (!spec.layout_given) {
-    skipped = "the layout is the recipe's own and not fully recorded";
+  if (!spec.layout_given || !spec.check_rules) {
+    skipped = "the recipe's layout is not fully recorded in the catalog (as for `recipebook check`)";
     return {};
   }
   if (!spec.model_ir || !spec.model_ir->has_architecture) {
@@ -359,11 +391,39 @@ std::vector<Finding> check_launch_rules(const LaunchSpec& spec, const Catalog& c
   in.cluster.gpus = spec.gpus;
   in.cluster.gpus_per_node = spec.gpus_per_node;
   in.layout = spec.layout;
-  in.facts.name = spec.name;
-  in.facts.framework = std::string(framework_name(spec.framework));
-  in.facts.entry_point = spec.framework == Framework::kBridge ? spec.bridge_recipe : "pretrain_gpt.py";
-  in.facts.dataset = spec.dataset;
-  for (const auto& [k, v] : spec.env) in.facts.env.push_back({k, v});
+  // What the renderers write with CUDA graphs: the TE RNG tracker on, and for full-iteration
+  // graphs the NaN check off (emit/launch_bridge.cpp, launch_megatron.cpp).
+  if (spec.layout.cuda_graph != CudaGraph::kNone) in.layout.te_rng_tracker = true;
+  // The record facts of the recipe the training starts from (its settings, kernels, patches,
+  // stack, vision budget: run_recipe.py keeps them), with the launch's env on top.
+  bool from_record = false;
+  if (!spec.base_recipe.empty()) {
+    auto tree = catalog.resolved_tree(spec.base_recipe);
+    auto rec = catalog.resolved(spec.base_recipe);
+    if (tree && rec) {
+      in.facts = record_facts(*tree, *rec, &catalog);
+      from_record = true;
+    }
+  }
+  if (!from_record) {
+    in.facts.name = spec.name;
+    in.facts.framework = std::string(framework_name(spec.framework));
+    in.facts.entry_point = spec.framework == Framework::kBridge ? spec.bridge_recipe : "pretrain_gpt.py";
+  }
+  if (spec.layout.cuda_graph == CudaGraph::kFullIteration) {
+    auto& st = in.facts.settings;
+    st.erase(std::remove_if(st.begin(), st.end(), [](const KeyValue& kv) { return kv.key == "check_for_nan_in_loss"; }),
+             st.end());
+    st.push_back({"check_for_nan_in_loss", "false"});
+  }
+  if (!spec.dataset.empty()) in.facts.dataset = spec.dataset;
+  for (const auto& [k, v] : spec.env) {
+    auto it = std::find_if(in.facts.env.begin(), in.facts.env.end(), [&](const KeyValue& kv) { return kv.key == k; });
+    if (it != in.facts.env.end())
+      it->value = v;
+    else
+      in.facts.env.push_back({k, v});
+  }
   return check_layout(in);
 }
 
