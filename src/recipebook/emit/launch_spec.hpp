@@ -52,4 +52,12 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
 // known; `skipped` then says why.
 std::vector<Finding> check_launch_rules(const LaunchSpec& spec, const Catalog& catalog, std::string& skipped);
 
+// The pieces build_launch_spec is made of (launch_plan.cpp).
+// Applies the flags that are set over `l`. `from_flags_only`: SP defaults to TP > 1 (seed 004);
+// over a recipe, SP stays the recipe's unless TP moves away from 1 (or to 1).
+Result<void> apply_layout_flags(const LayoutFlags& f, Layout& l, bool from_flags_only);
+// Entry `pick` (1-based) of a `plan --json` file: model, GPU, GPUs, mode, seq, gbs and the layout
+// (emit/catalog_json.cpp layout_json names, under "layout" or flat) into `spec`.
+Result<void> read_plan_entry(const std::string& path, int pick, LaunchSpec& spec, std::vector<std::string>& notes);
+
 }  // namespace rb
