@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <ostream>
 
 #include "recipebook/catalog/training_log.hpp"
@@ -162,7 +163,7 @@ int run_calibrate(const CalibrateOptions& o, const Context& ctx) {
     j["window"] = {s.window_start, s.window_end};
     j["window_automatic"] = !window->has_value();
     j["window_steps"] = s.window_steps;
-    j["window_tokens"] = s.window_tokens;
+    j["window_tokens"] = static_cast<int64_t>(std::llround(s.window_tokens));
     j["seq"] = seq;
     j["gpus"] = gpus;
     j["tokens_per_s_per_gpu"] = cal->tokens_per_s_per_gpu;
