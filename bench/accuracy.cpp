@@ -206,6 +206,10 @@ int main(int argc, char** argv) {
   print_group("per source", rows, [](const Row& r) {
     return std::string(r.card ? "verification cards" : "performance tables");
   });
+  std::vector<Row> tables;
+  for (const Row& r : rows)
+    if (!r.card) tables.push_back(r);
+  print_group("per family, performance tables only", tables, [](const Row& r) { return r.family; });
   print_group("per mode", rows, [](const Row& r) { return std::string(mode_name(r.point.work.mode)); });
 
   std::vector<const Row*> worst;
