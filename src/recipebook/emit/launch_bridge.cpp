@@ -61,8 +61,12 @@ std::string scope_list(uint32_t mask) {
       {"moe_preprocess", kCgMoePreprocess}, {"mamba", kCgMamba}}};
   std::string out = "[";
   for (const auto& [name, bit] : kScopes)
-    if ((mask & bit) != 0) out += (out.size() > 1 ? "," : "") + std::string(name);
-  return out + "]";
+    if ((mask & bit) != 0) {
+      if (out.size() > 1) out += ',';
+      out += name;
+    }
+  out += ']';
+  return out;
 }
 
 bool is_moe(const LaunchSpec& spec) {
@@ -120,7 +124,7 @@ std::vector<std::string> bridge_overrides(const LaunchSpec& spec) {
       case Recompute::kNone: add(out, "model.recompute_granularity", "null"); break;
       case Recompute::kSelective:
         add(out, "model.recompute_granularity", "selective");
-        add(out, "model.recompute_modules", "[" + recompute_modules_str(selective_modules(l)) + "]");
+        add(out, "model.recompute_modules", fmt::format("[{}]", recompute_modules_str(selective_modules(l))));
         break;
       case Recompute::kFull:
         add(out, "model.recompute_granularity", "full");

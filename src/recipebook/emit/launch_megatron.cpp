@@ -65,8 +65,12 @@ bool is_moe(const LaunchSpec& spec) {
 template <typename Pred>
 std::string pattern(const Model& m, Pred pred) {
   std::string out = "[";
-  for (size_t i = 0; i < m.layers.size(); ++i) out += (i ? "," : "") + std::string(pred(m.layers[i]) ? "1" : "0");
-  return out + "]";
+  for (size_t i = 0; i < m.layers.size(); ++i) {
+    if (i > 0) out += ',';
+    out += pred(m.layers[i]) ? '1' : '0';
+  }
+  out += ']';
+  return out;
 }
 
 void add_precision(std::vector<std::string>& out, Precision p) {

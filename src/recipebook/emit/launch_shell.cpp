@@ -197,8 +197,8 @@ void append_args_array(std::string& out, std::string_view name, const std::vecto
     // A flag keeps its values on its line: `--recompute-modules core_attn moe_act`.
     while (is_flag && i < args.size() && !(args[i].size() > 1 && args[i][0] == '-') &&
            args[i].find('=') == std::string::npos && !is_raw_word(args[i]))
-      line += " " + shell_quote(args[i++]);
-    out += "  " + line + "\n";
+      line.append(" ").append(shell_quote(args[i++]));
+    out.append("  ").append(line).append("\n");
   }
   out += ")\n";
 }
@@ -242,7 +242,10 @@ std::string render_shell_script(const LaunchSpec& spec, const std::vector<std::s
   append_args_array(out, "TRAIN_ARGS", entry_args(spec));
   out += "\n";
   std::string command;
-  for (const auto& w : launcher) command += (command.empty() ? "" : " ") + shell_quote(w);
+  for (const auto& w : launcher) {
+    if (!command.empty()) command += ' ';
+    command += shell_quote(w);
+  }
   command += " " + torchrun_rendezvous_args() + " \"${TRAIN_ARGS[@]}\"";
   if (spec.probe) {
     for (const auto& line : probe_lines(spec, command)) out += line + "\n";

@@ -86,7 +86,9 @@ struct TempDir {
     path = p != nullptr ? p : "";
   }
   ~TempDir() {
-    if (!path.empty()) std::system(("rm -rf '" + path + "'").c_str());
+    if (!path.empty() && std::system(("rm -rf '" + path + "'").c_str()) != 0) {
+      // best effort: a leftover scratch folder under /tmp is harmless
+    }
   }
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
