@@ -43,8 +43,9 @@ std::optional<Dispatcher> parse_dispatcher(std::string_view s) {
   const std::string f = to_lower(s);
   if (f == "alltoall") return Dispatcher::kAlltoall;
   if (f == "allgather") return Dispatcher::kAllgather;
-  if (f == "deepep" || f == "flex-deepep" || f == "flex_deepep") return Dispatcher::kFlexDeepep;
-  if (f == "hybridep" || f == "flex-hybridep" || f == "flex_hybridep" || f == "flex") return Dispatcher::kFlexHybridep;
+  // `flex` alone is Megatron-Core's default flex backend, DeepEP (moe_flex_dispatcher_backend).
+  if (f == "deepep" || f == "flex-deepep" || f == "flex_deepep" || f == "flex") return Dispatcher::kFlexDeepep;
+  if (f == "hybridep" || f == "flex-hybridep" || f == "flex_hybridep") return Dispatcher::kFlexHybridep;
   return std::nullopt;
 }
 
