@@ -190,6 +190,35 @@ TEST(LaunchCli, Seed000EnvGateIsExportedBeforePython) {
   expect_known_bridge_command(r.out);
 }
 
+TEST(LaunchCli, RecipeFileIsCheckedThenLaunched) {
+  test::TempDir tmp;
+  LaunchOptions draft;
+  draft.model = "Llama-3-8B";
+  draft.gpu = "h100";
+  draft.gpus = 8;
+  draft.layout.tp = 2;
+  draft.seq = 4096;
+  draft.gbs = 64;
+  draft.name = "from-file";
+  draft.targets = {"recipe"};
+  draft.out_dir = tmp.path;
+  ASSERT_EQ(launch(draft).rc, 0);
+  LaunchOptions o;
+  o.source = tmp.file("from-file.recipe.yaml");
+  o.targets = {"megatron-lm"};
+  Out r = launch(o);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("# from-file: Llama-3-8B on 8 x h100, TP2 PP1 CP1 EP1 ETP1 DP4 SP"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--global-batch-size 64"), std::string::npos);
+  // A record the schema rejects is not launched.
+  test::write_text(tmp.file("bad.yaml"), "name: bad\nkind: measured\nmode: pretrain\nmodel: Llama-3-8B\n"
+                                         "gpu: {type: h100, count: 8}\nlayout: {tp: two}\n");
+  o.source = tmp.file("bad.yaml");
+  r = launch(o);
+  EXPECT_EQ(r.rc, kExitUsage);
+  EXPECT_NE(r.err.find("not launching"), std::string::npos) << r.err;
+}
+
 TEST(LaunchCli, PlanEntryIsLaunched) {
   test::TempDir tmp;
   test::write_text(tmp.file("plan.json"), R"({"model": "Llama-3-8B", "gpu": "h100", "gpus": 8, "mode": "pretrain",

@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <ostream>
 
-#include "recipebook/catalog/yaml_tree.hpp"
 #include "recipebook/catalog_access.hpp"
 #include "recipebook/emit/atomic_file.hpp"
 #include "recipebook/rules/check_layout.hpp"
@@ -83,24 +82,25 @@ int run_launch(const LaunchOptions& o, const Context& ctx) {
   if (o.out_dir.empty() && targets.size() > 1 && !ctx.json)
     return report(ctx, Error{"more than one target prints to stdout", {"--target"}, "give -o DIR to write one file each"});
 
-  // A recipe file is launched through the catalog, with its folder added, so that `extends` and
-  // the model resolve as for any record.
-  std::vector<std::string> dirs = ctx.catalog_dirs;
-  std::string source = o.source;
-  if (is_recipe_file(source)) {
-    auto tree = load_yaml_file(source);
-    if (!tree) return report(ctx, tree.error());
-    const YNode* name = tree->get("name");
-    if (name == nullptr || !name->is_scalar()) return report(ctx, Error{"the recipe has no `name`", {source}});
-    dirs.push_back(std::filesystem::path(source).parent_path().string());
-    source = name->text;
-  }
-  Context cat_ctx{ctx.out, ctx.err, dirs, ctx.json, ctx.color};
-  auto catalog = load_catalog(cat_ctx);
+  auto catalog = load_catalog(ctx);
   if (!catalog) return kExitUsage;
+  // A recipe file is read and checked like `recipebook check FILE`; one with errors is not launched.
+  std::optional<FileCheck> file;
+  if (is_recipe_file(o.source)) {
+    file = catalog->check_file(o.source, EntryKind::kRecipe);
+    bool bad = !file->recipe.has_value();
+    for (const auto& d : file->findings) {
+      if (d.severity != Severity::kError) continue;
+      ctx.err << d.str() << "\n";
+      bad = true;
+    }
+    if (bad) return report(ctx, Error{"the recipe file has errors; not launching it", {o.source}, "recipebook check " + o.source});
+  }
 
   std::vector<std::string> notes;
-  auto spec = build_launch_spec(request_of(o, source), *catalog, notes);
+  SpecRequest req = request_of(o, file ? std::string() : o.source);
+  if (file) req.recipe_file = &*file->recipe;
+  auto spec = build_launch_spec(req, *catalog, notes);
   if (!spec) return report(ctx, spec.error());
   if (auto ok = apply_run_options(o, *spec); !ok) return report(ctx, ok.error());
   if (targets.empty()) targets.push_back(spec->framework == Framework::kBridge ? LaunchTarget::kBridge : LaunchTarget::kMegatronLm);
@@ -108,7 +108,7 @@ int run_launch(const LaunchOptions& o, const Context& ctx) {
 
   // The rules: an error refuses the launch, a warning is printed.
   std::string skipped;
-  const auto findings = check_launch_rules(*spec, *catalog, skipped);
+  const auto findings = check_launch_rules(*spec, *catalog, skipped, req.recipe_file);
   if (!skipped.empty()) ctx.err << "note: layout rules not checked: " << skipped << "\n";
   bool refused = false;
   for (const auto& f : findings) {

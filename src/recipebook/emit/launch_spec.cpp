@@ -101,15 +101,22 @@ bool LayoutFlags::any() const {
 Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& catalog, std::vector<std::string>& notes) {
   LaunchSpec spec;
   const bool plan = req.source.size() > 5 && req.source.ends_with(".json");
-  const RecipeEntry* entry = nullptr;
-  if (!req.source.empty() && !plan) {
-    auto found = catalog.find_recipe(req.source);
-    if (!found) return tl::unexpected(found.error());
-    entry = *found;
-    auto resolved = catalog.resolved(entry->recipe.name);
-    if (!resolved) return tl::unexpected(resolved.error());
-    const Recipe& r = *resolved;
-    spec.source_recipe = r.name;
+  const RecipeEntry* entry = req.recipe_file;
+  if (entry != nullptr || (!req.source.empty() && !plan)) {
+    Recipe r;
+    if (entry == nullptr) {
+      auto found = catalog.find_recipe(req.source);
+      if (!found) return tl::unexpected(found.error());
+      entry = *found;
+      auto resolved = catalog.resolved(entry->recipe.name);
+      if (!resolved) return tl::unexpected(resolved.error());
+      r = *resolved;
+      spec.source_recipe = r.name;
+    } else {
+      r = entry->recipe;  // a file outside the catalog: its `extends` is not applied
+      if (!r.extends.empty())
+        notes.push_back("the recipe file extends " + r.extends + ": only the fields the file itself sets are used");
+    }
     spec.model = r.model;
     spec.gpu = r.gpu;
     spec.gpus = r.gpus;
@@ -208,7 +215,7 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
   if (forced) spec.framework = *forced;
 
   // The draft extends the Bridge recipe the launch starts from, when that is safe.
-  spec.base_recipe = spec.source_recipe;
+  spec.base_recipe = spec.source_recipe;  // a recipe file is not in the catalog: its Bridge recipe is
   if (spec.framework == Framework::kBridge) {
     if (spec.base_recipe.empty() && !spec.bridge_recipe.empty()) {
       for (const auto& e : catalog.recipes())
@@ -222,11 +229,13 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
 
   spec.name = safe_name(!req.name.empty()                ? req.name
                         : !spec.source_recipe.empty() ? spec.source_recipe
+                        : entry != nullptr            ? entry->recipe.name
                                                       : fmt::format("{}-{}gpu-{}", spec.model, spec.gpus, mode_name(spec.mode)));
   return spec;
 }
 
-std::vector<Finding> check_launch_rules(const LaunchSpec& spec, const Catalog& catalog, std::string& skipped) {
+std::vector<Finding> check_launch_rules(const LaunchSpec& spec, const Catalog& catalog, std::string& skipped,
+                                        const RecipeEntry* recipe_file) {
   if (!spec.layout_given || !spec.check_rules) {
     skipped = "the recipe's layout is not fully recorded in the catalog (as for `recipebook check`)";
     return {};
@@ -251,7 +260,10 @@ std::vector<Finding> check_launch_rules(const LaunchSpec& spec, const Catalog& c
   // The record facts of the recipe the training starts from (its settings, kernels, patches,
   // stack, vision budget: run_recipe.py keeps them), with the launch's env on top.
   bool from_record = false;
-  if (!spec.base_recipe.empty()) {
+  if (recipe_file != nullptr) {
+    in.facts = record_facts(recipe_file->tree, recipe_file->recipe, &catalog);
+    from_record = true;
+  } else if (!spec.base_recipe.empty()) {
     auto tree = catalog.resolved_tree(spec.base_recipe);
     auto rec = catalog.resolved(spec.base_recipe);
     if (tree && rec) {

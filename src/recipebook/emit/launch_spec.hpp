@@ -32,7 +32,8 @@ struct LayoutFlags {
 };
 
 struct SpecRequest {
-  std::string source;  // recipe name, recipe .yaml file or plan .json file; empty = layout flags only
+  std::string source;  // recipe name or plan .json file; empty = layout flags only
+  const RecipeEntry* recipe_file = nullptr;  // a recipe read from a file (Catalog::check_file), instead of `source`
   int pick = 1;        // which plan entry (1 = the first)
   std::string model, gpu, mode;
   int gpus = 0, gpus_per_node = 0;
@@ -48,9 +49,11 @@ struct SpecRequest {
 Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& catalog, std::vector<std::string>& notes);
 
 // The rules (rules/check_layout) on the spec's model, GPU, workload and layout, with the record
-// facts a launch knows (framework, entry point, env). Empty when the layout or the model is not
+// facts of the recipe the training starts from (`recipe_file`, else spec.base_recipe) and the
+// launch's env. Empty when the layout or the model is not
 // known; `skipped` then says why.
-std::vector<Finding> check_launch_rules(const LaunchSpec& spec, const Catalog& catalog, std::string& skipped);
+std::vector<Finding> check_launch_rules(const LaunchSpec& spec, const Catalog& catalog, std::string& skipped,
+                                        const RecipeEntry* recipe_file = nullptr);
 
 // The pieces build_launch_spec is made of (launch_plan.cpp).
 // Applies the flags that are set over `l`. `from_flags_only`: SP defaults to TP > 1 (seed 004);
