@@ -12,8 +12,10 @@
 
 #include <CLI/CLI.hpp>
 
+#include "recipebook/cmd_calibrate.hpp"
 #include "recipebook/cmd_check.hpp"
 #include "recipebook/cmd_estimate.hpp"
+#include "recipebook/cmd_launch.hpp"
 #include "recipebook/cmd_list.hpp"
 #include "recipebook/cmd_show.hpp"
 #include "recipebook/context.hpp"
@@ -148,6 +150,114 @@ void add_estimate(CLI::App& app, Action& action) {
   });
 }
 
+void add_launch(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand("launch", "Write the command, script or manifest that runs a recipe, plan entry or layout");
+  auto o = std::make_shared<rb::cli::LaunchOptions>();
+  cmd->add_option("source", o->source, "Catalog recipe name, recipe .yaml file, or `plan --json` output (.json)");
+  cmd->add_option("--pick", o->pick, "Which plan entry to launch (1 = the first)")->check(CLI::PositiveNumber);
+  auto* g = "What to launch (flags override a recipe's values)";
+  cmd->add_option("--model", o->model, "Model: catalog name, alias or Hugging Face id")->group(g);
+  cmd->add_option("--gpu", o->gpu, "GPU type: h100, b200, gb300, ...")->group(g);
+  cmd->add_option("--gpus", o->gpus, "GPU count")->check(CLI::PositiveNumber)->group(g);
+  cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (default: the GPU's node)")->check(CLI::PositiveNumber)->group(g);
+  cmd->add_option("--mode", o->mode, "pretrain | sft | peft")->group(g);
+  cmd->add_option("--seq", o->seq, "Sequence length")->check(CLI::PositiveNumber)->group(g);
+  cmd->add_option("--gbs", o->gbs, "Global batch size")->check(CLI::PositiveNumber)->group(g);
+  auto* l = "Layout";
+  rb::LayoutFlags& f = o->layout;
+  cmd->add_option("--tp", f.tp, "Tensor parallel size")->check(CLI::PositiveNumber)->group(l);
+  cmd->add_option("--pp", f.pp, "Pipeline parallel size")->check(CLI::PositiveNumber)->group(l);
+  cmd->add_option("--vp", f.vp, "Virtual pipeline stages per rank")->check(CLI::PositiveNumber)->group(l);
+  cmd->add_option("--cp", f.cp, "Context parallel size")->check(CLI::PositiveNumber)->group(l);
+  cmd->add_option("--ep", f.ep, "Expert parallel size")->check(CLI::PositiveNumber)->group(l);
+  cmd->add_option("--etp", f.etp, "Expert tensor parallel size")->check(CLI::PositiveNumber)->group(l);
+  cmd->add_option("--mbs", f.mbs, "Micro batch size")->check(CLI::PositiveNumber)->group(l);
+  // On/off switches: unset keeps the recipe's value (optional<bool>), so each side sets it.
+  auto on_off = [&](const std::string& name, std::optional<bool>& value, const std::string& help, bool with_off) {
+    cmd->add_flag_callback("--" + name, [&value] { value = true; }, help)->group(l);
+    if (with_off) cmd->add_flag_callback("--no-" + name, [&value] { value = false; }, "")->group(l);
+  };
+  on_off("sp", f.sp, "Sequence parallel (default: on when TP > 1)", true);
+  on_off("fsdp", f.fsdp, "Megatron-FSDP (optim_grads_params)", true);
+  on_off("distributed-optimizer", f.distributed_optimizer, "Distributed optimizer (default on)", true);
+  on_off("precision-aware-optimizer", f.precision_aware_optimizer, "Precision-aware optimizer", true);
+  on_off("ep-a2a-overlap", f.ep_a2a_overlap, "Overlap the EP all-to-all with compute", true);
+  on_off("tp-comm-overlap", f.tp_comm_overlap, "Overlap TP communication with GEMMs", true);
+  cmd->add_option("--precision", f.precision, "bf16 | fp8_cs | fp8_ds | fp8_blockwise | mxfp8 | nvfp4")->group(l);
+  cmd->add_option("--recompute", f.recompute, "none | selective | full")->group(l);
+  cmd->add_option("--recompute-modules", f.recompute_modules, "Selective recompute modules: core_attn,moe_act,...")->group(l);
+  cmd->add_option("--recompute-method", f.recompute_method, "uniform | block (full recompute)")->group(l);
+  cmd->add_option("--recompute-layers", f.recompute_layers, "Layers per recompute unit (full recompute)")->group(l);
+  cmd->add_option("--dispatcher", f.dispatcher, "alltoall | allgather | deepep | hybridep")->group(l);
+  cmd->add_option("--cuda-graph", f.cuda_graph, "none | transformer_engine | local | full_iteration")->group(l);
+  cmd->add_option("--cuda-graph-scope", f.cuda_graph_scope, "attn,mlp,moe,moe_router,moe_preprocess,mamba")->group(l);
+  cmd->add_option("--cpu-offload-layers", f.cpu_offload_layers, "Activation offload layers")->group(l);
+  auto* t = "Output";
+  cmd->add_option("--target", o->targets, "bridge | megatron-lm | torchrun | slurm | k8s | recipe (repeatable)")
+      ->delimiter(',')->group(t);
+  cmd->add_option("--framework", o->framework, "bridge | megatron-lm, for torchrun, slurm, k8s and recipe")->group(t);
+  cmd->add_option("--bridge-recipe", o->bridge_recipe, "Megatron-Bridge recipe run_recipe.py starts from")->group(t);
+  cmd->add_option("--name", o->name, "Job name (default: the recipe's)")->group(t);
+  cmd->add_option("--dataset", o->dataset, "Bridge --dataset / Megatron-LM --data-path (default: the recipe's / mock)")->group(t);
+  cmd->add_option("--train-iters", o->train_iters, "Training iterations")->check(CLI::PositiveNumber)->group(t);
+  cmd->add_option("--env", o->env, "NAME=VALUE exported before Python starts (repeatable)")->group(t);
+  cmd->add_option("--extra", o->extra, "A word appended to the training command (repeatable; --extra=--flag)")->group(t);
+  cmd->add_option("--workdir", o->workdir, "Folder to run in (Megatron-Bridge or Megatron-LM checkout)")->group(t);
+  cmd->add_flag("--probe", o->probe, "Print the rendezvous and the exported env instead of training")->group(t);
+  cmd->add_option("--master-port", o->master_port, "torchrun rendezvous port")->check(CLI::Range(1, 65535))->group(t);
+  cmd->add_option("-o,--out-dir", o->out_dir, "Write files here (atomically) instead of printing")->check(CLI::ExistingDirectory)->group(t);
+  cmd->add_flag("--force", o->force, "Replace existing files")->group(t);
+  auto* s = "Slurm";
+  cmd->add_option("--partition", o->slurm.partition, "sbatch --partition")->group(s);
+  cmd->add_option("--account", o->slurm.account, "sbatch --account")->group(s);
+  cmd->add_option("--time", o->slurm.time_limit, "sbatch --time, e.g. 04:00:00")->group(s);
+  cmd->add_option("--slurm-output", o->slurm.output, "sbatch --output pattern (default NAME-%j.out)")->group(s);
+  cmd->add_option("--container-image", o->slurm.container_image, "pyxis srun --container-image")->group(s);
+  cmd->add_option("--container-mounts", o->slurm.container_mounts, "pyxis srun --container-mounts")->group(s);
+  cmd->add_flag("!--no-gres", o->slurm.gres, "Do not request GPUs (probes on CPU-only clusters)")->group(s);
+  auto* k = "Kubernetes";
+  cmd->add_option("--operator", o->k8s_operator, "pytorchjob (Kubeflow, default) | jobset")->group(k);
+  cmd->add_option("--image", o->image, "Container image (k8s; default --container-image)")->group(k);
+  cmd->add_option("--namespace", o->k8s_namespace, "metadata.namespace")->group(k);
+  cmd->footer(
+      "Examples:\n"
+      "  recipebook launch llama3_8b_pretrain_8gpu_b200_bf16_config --target bridge\n"
+      "  recipebook launch --model Llama-3-8B --gpu h100 --gpus 16 --tp 2 --seq 8192 --gbs 128 --target slurm\n"
+      "  recipebook launch plan.json --pick 2 --target k8s --operator jobset --image nvcr.io/nvidia/nemo:26.04\n"
+      "  recipebook launch attune-48gpu-tp2-pp6-ep8 --target slurm,recipe -o jobs/\n"
+      "  recipebook launch ... --target slurm --probe --no-gres   (check rendezvous and env without GPUs)\n"
+      "Exit codes: 0 ok, 1 the rules reject the layout, 2 usage or input error.");
+  cmd->callback([o, &action] {
+    action = [o](const Context& ctx) { return rb::cli::run_launch(*o, ctx); };
+  });
+}
+
+void add_calibrate(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand("calibrate", "Measure a run from its Megatron training logs; fill a recipe's result");
+  auto o = std::make_shared<rb::cli::CalibrateOptions>();
+  cmd->add_option("logs", o->logs, "Training logs (Megatron-LM or Megatron-Bridge), one per run")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--window", o->window, "Iterations A:B to measure (default: after warm-up)");
+  cmd->add_option("--recipe", o->recipe, "Recipe record: read its seq/GPUs/batch/model/GPU, write its `result`")->check(CLI::ExistingFile);
+  cmd->add_option("--seq", o->seq, "Sequence length (default: the recipe's, else the log's)")->check(CLI::PositiveNumber);
+  cmd->add_option("--gpus", o->gpus, "GPU count (default: the recipe's, else the log's world_size)")->check(CLI::PositiveNumber);
+  cmd->add_option("--gbs", o->gbs, "Global batch, for logs that print none")->check(CLI::PositiveNumber);
+  cmd->add_option("--gpu", o->gpu, "GPU type, for the dense peak and the price");
+  cmd->add_option("--model", o->model, "Model, for active parameters and FLOPs per token");
+  cmd->add_option("--precision", o->precision, "Precision of the dense peak (default: the recipe's, else bf16)");
+  cmd->add_option("--peak-tflops", o->peak_tflops, "Dense peak TFLOP/s per GPU (overrides the GPU's)")->check(CLI::PositiveNumber);
+  cmd->add_option("--usd-per-gpu-hour", o->usd_per_gpu_hour, "Price (overrides the GPU's)")->check(CLI::PositiveNumber);
+  cmd->add_option("--active-params", o->active_params, "Active parameters (overrides the model's)")->check(CLI::PositiveNumber);
+  cmd->add_flag("--dry-run", o->dry_run, "With --recipe: print the edited record instead of writing it");
+  cmd->footer(
+      "Examples:\n"
+      "  recipebook calibrate run.log --gpu h100 --model Llama-3-8B\n"
+      "  recipebook calibrate run1.log run2.log --window 20:120 --recipe jobs/my_run.recipe.yaml\n"
+      "  recipebook calibrate run.log --seq 8192 --gpus 64 --json");
+  cmd->callback([o, &action] {
+    action = [o](const Context& ctx) { return rb::cli::run_calibrate(*o, ctx); };
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -172,6 +282,8 @@ int main(int argc, char** argv) {
   add_show(app, action);
   add_check(app, action);
   add_estimate(app, action);
+  add_launch(app, action);
+  add_calibrate(app, action);
 
   try {
     app.parse(argc, argv);

@@ -90,14 +90,17 @@ class RecordChecker {
   void add(Severity sev, const char* id, std::string_view path, std::string msg, std::string fix = {}) {
     out_.push_back(Diagnostic{sev, id, where_of(tree_, path), std::move(msg), std::move(fix)});
   }
-  // Compares a stated figure with its recomputed value, within the stated value's rounding
-  // (and never tighter than 0.1% relative, for values written with many digits).
+  // Compares a stated figure with its recomputed value: an integer (a count) exactly, a decimal
+  // within its written rounding (and never tighter than 0.01% relative, for values written with
+  // more digits than their inputs carry).
   void compare(const char* id, std::string_view path, double computed, const std::string& how) {
     const YNode* n = node_at(tree_, path);
     if (n == nullptr) return;
     const auto stated = n->as_double();
     if (!stated) return;
-    const double tol = std::max(rounding_of(*n), 1e-3 * std::fabs(computed)) * (1 + 1e-9);
+    const bool exact = n->type == YNode::ScalarType::kInt;
+    const double tol =
+        exact ? 0.5 : std::max(rounding_of(*n), 1e-4 * std::fabs(computed)) * (1 + 1e-9);
     if (std::fabs(*stated - computed) <= tol) return;
     add(Severity::kError, id, path, fmt::format("{} is {} but {} gives {:.6g}", path, n->text, how, computed),
         fmt::format("set {} to {:.6g}, or correct the figures it derives from", path, computed));
