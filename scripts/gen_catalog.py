@@ -1064,7 +1064,9 @@ def hardware_docs(gpus_rows):
         d["display"] = display
         d["aliases"] = aliases
         d["source"] = "gpus.csv row %r: %s" % (row["name"], row["source"])
-        d["memory"] = with_comment("%s GB" % row["memory_gb"], "memory_gb as marketed (gpus.csv)")
+        d["memory"] = with_comment("%s GiB" % row["memory_gb"],
+                                   "memory_gb as marketed (gpus.csv); HBM is sized in GiB: nvidia-smi shows "
+                                   "81,559 MiB on an 80 GB H100")
         d["hbm_bandwidth"] = "%s TB/s" % row["hbm_bw_tbps"]
         d["peak"] = peak
         d["node"] = node

@@ -6,6 +6,7 @@
 
 #include "recipebook/catalog_access.hpp"
 #include "recipebook/core/strings.hpp"
+#include "recipebook/core/units.hpp"
 #include "recipebook/emit/catalog_json.hpp"
 #include "recipebook/emit/table.hpp"
 
@@ -59,7 +60,7 @@ int list_hardware(const Catalog& cat, const Context& ctx) {
       t.add_row({h.name, h.display, "?", "?", "?", "", "", ""});
       continue;
     }
-    t.add_row({h.name, h.display, fmt::format("{:.0f} GB", h.memory_bytes / 1e9),
+    t.add_row({h.name, h.display, format_bytes(h.memory_bytes),
                fmt::format("{:.0f} TFLOP/s", h.bf16_flops_per_s / 1e12),
                h.fp8_flops_per_s > 0 ? fmt::format("{:.0f} TFLOP/s", h.fp8_flops_per_s / 1e12) : "-",
                std::to_string(h.gpus_per_node), std::to_string(h.nvlink_domain),

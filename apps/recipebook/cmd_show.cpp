@@ -6,6 +6,7 @@
 
 #include "recipebook/catalog_access.hpp"
 #include "recipebook/core/strings.hpp"
+#include "recipebook/core/units.hpp"
 #include "recipebook/emit/catalog_json.hpp"
 #include "recipebook/emit/table.hpp"
 
@@ -89,7 +90,7 @@ void print_hardware(const HardwareEntry& e, const Context& ctx) {
   line("name", h.name);
   line("display", h.display);
   if (h.has_specs) {
-    line("memory", fmt::format("{:.0f} GB", h.memory_bytes / 1e9));
+    line("memory", format_bytes(h.memory_bytes));
     line("HBM", fmt::format("{:.2f} TB/s", h.hbm_bytes_per_s / 1e12));
     line("dense peak", fmt::format("bf16 {:.0f}, fp8 {:.0f}, fp4 {:.0f} TFLOP/s", h.bf16_flops_per_s / 1e12,
                                    h.fp8_flops_per_s / 1e12, h.fp4_flops_per_s / 1e12));
