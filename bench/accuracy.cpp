@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "recipebook/catalog/catalog.hpp"
+#include "recipebook/catalog/measured_points.hpp"
 #include "recipebook/estimate/calibrate.hpp"
 #include "recipebook/estimate/estimate.hpp"
 
@@ -23,26 +24,12 @@ namespace {
 
 using namespace rb;
 
-struct Row {
-  std::string label;   // recipe@release gpu precision
-  std::string family;  // model family (Hugging Face model_type)
-  std::string model;
-  CalibrationPoint point;
-  bool exact = false;  // the measured layout is the recipe's own (its features are known to apply)
-  bool card = false;   // a model verification card (real data, often SFT/PEFT/VLM) rather than a benchmark table
+struct Row : MeasuredPoint {
   double predicted = 0;
   Estimate estimate;
 };
 
 double ape(const Row& r) { return std::abs(r.predicted / r.point.measured_tokens_per_s_per_gpu - 1.0); }
-
-// "MXFP8 (inferred ...)", "FP8-blockwise 128x128", "FP8-CS" -> the first word, parsed.
-std::optional<Precision> measured_precision(const std::string& s) {
-  const std::string word = s.substr(0, s.find(' '));
-  return parse_precision(word);
-}
-
-int pick(int measured, int recipe) { return measured > 0 ? measured : recipe; }
 
 std::vector<double> ranks(const std::vector<double>& v) {
   std::vector<size_t> idx(v.size());
@@ -104,66 +91,16 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "catalog: %s\n", cat.error().str().c_str());
     return 1;
   }
-  std::map<std::string, std::unique_ptr<PreparedModel>> prepared;
+  // Neutral starting efficiencies: the catalog's own are fitted on every row, held-out ones included.
+  MeasuredPoints measured = measured_points(*cat, /*neutral_efficiency=*/true);
+  auto& prepared = measured.models;
+  const int skipped_model = measured.skipped_model;
+  const int skipped_invalid = measured.skipped_invalid;
   std::vector<Row> rows;
-  int skipped_model = 0, skipped_invalid = 0;
-  for (const RecipeEntry& entry : cat->recipes()) {
-    const Recipe& rec = entry.recipe;
-    for (const Measurement& m : rec.measurements) {
-      if (!m.current || !(m.tokens_per_s_per_gpu > 0)) continue;
-      auto model = cat->find_model(rec.model);
-      if (!model || !model->has_architecture || model->layers.empty()) {
-        ++skipped_model;
-        continue;
-      }
-      auto hw = cat->find_hardware(m.gpu.empty() ? rec.gpu : m.gpu);
-      if (!hw) {
-        ++skipped_invalid;
-        continue;
-      }
-      auto& pm = prepared[model->name];
-      if (!pm) pm = std::make_unique<PreparedModel>(prepare(*model));
-      Layout l = rec.layout;
-      l.tp = pick(m.tp, l.tp);
-      const int recipe_pp = l.pp;
-      l.pp = pick(m.pp, l.pp);
-      l.cp = pick(m.cp, l.cp);
-      l.vp = m.vp > 0 ? m.vp : (l.pp == recipe_pp ? l.vp : 1);
-      l.ep = pick(m.ep, l.ep);
-      l.etp = pick(m.etp, l.etp);
-      l.mbs = static_cast<int>(m.mbs > 0 ? m.mbs : l.mbs);
-      if (m.fsdp > 0) l.fsdp = true;
-      l.sp = l.sp || l.tp > 1;  // Megatron-Bridge performance recipes run SP whenever TP > 1
-      if (auto p = measured_precision(m.precision)) l.precision = *p;
-      const int gpus = m.gpus > 0 ? m.gpus : rec.gpus;
-      if (l.model_parallel() <= 0 || gpus % l.model_parallel() != 0) {
-        ++skipped_invalid;
-        continue;
-      }
-      l.dp = gpus / l.model_parallel();
-      Row r;
-      r.model = model->name;
-      r.family = model->family.empty() ? model->name : model->family;
-      r.label = rec.name + "@" + m.release + " " + hw->name + " " + std::string(precision_name(l.precision));
-      r.point.model = pm.get();
-      r.point.hardware = *hw;
-      r.point.work.mode = rec.mode;
-      r.point.work.seq = m.seq > 0 ? m.seq : rec.seq;
-      r.point.work.gbs = m.gbs > 0 ? m.gbs : rec.gbs;
-      r.point.cluster.gpus = gpus;
-      r.point.cluster.gpus_per_node = rec.gpus_per_node;
-      r.point.layout = l;
-      r.point.measured_tokens_per_s_per_gpu = m.tokens_per_s_per_gpu;
-      r.card = m.source.find("card") != std::string::npos || m.release.find("card") != std::string::npos;
-      r.exact = rec.layout_known && m.tp == rec.layout.tp && m.pp == rec.layout.pp &&
-                (m.ep == 0 || m.ep == rec.layout.ep) && m.mbs == rec.layout.mbs && m.gbs == rec.gbs;
-      if (!estimate(*r.point.model, r.point.hardware, r.point.work, r.point.cluster, l).valid) {
-        if (verbose) std::printf("invalid: %s\n", r.label.c_str());
-        ++skipped_invalid;
-        continue;
-      }
-      rows.push_back(std::move(r));
-    }
+  for (auto& p : measured.points) {
+    Row r;
+    static_cast<MeasuredPoint&>(r) = std::move(p);
+    rows.push_back(std::move(r));
   }
 
   // Leave one family out: fit on the others, predict this one.
@@ -257,6 +194,7 @@ int main(int argc, char** argv) {
     auto& pm = prepared[model->name];
     if (!pm) pm = std::make_unique<PreparedModel>(prepare(*model));
     Hardware h = *hw;
+    h.efficiency.fill(Efficiency{});  // as the fit's points started
     apply_calibration(fit, h);
     Workload w;
     w.mode = rec.mode;

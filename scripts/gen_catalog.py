@@ -1635,6 +1635,31 @@ def is_generated(path):
         return False
 
 
+FITTED_MARK = "fitted by `recipebook calibrate --fit`"
+
+
+def _efficiency_block(text):
+    """The top-level `efficiency:` block of a hardware file (to the next top-level key), or None."""
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if line.startswith("efficiency:"):
+            j = i + 1
+            while j < len(lines) and (lines[j].startswith(" ") or not lines[j].strip()):
+                j += 1
+            return "".join(lines[i:j]), i, j
+    return None
+
+
+def keep_fitted_efficiency(old, new):
+    """A regenerated hardware file keeps the efficiencies `recipebook calibrate --fit` wrote."""
+    ob = _efficiency_block(old)
+    nb = _efficiency_block(new)
+    if not ob or not nb or FITTED_MARK not in ob[0]:
+        return new
+    lines = new.splitlines(keepends=True)
+    return "".join(lines[:nb[1]]) + ob[0] + "".join(lines[nb[2]:])
+
+
 def write_all(root, files):
     """Write {relative path: text}; remove stale generated files; never touch hand-written ones."""
     written = 0
@@ -1649,6 +1674,7 @@ def write_all(root, files):
         if os.path.exists(path):
             with open(path, encoding="utf-8") as f:
                 old = f.read()
+            text = keep_fitted_efficiency(old, text)
         if old != text:
             with open(path, "w", encoding="utf-8", newline="\n") as f:
                 f.write(text)

@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 
 #include "recipebook/cmd_calibrate.hpp"
+#include "recipebook/cmd_calibrate_fit.hpp"
 #include "recipebook/cmd_check.hpp"
 #include "recipebook/cmd_estimate.hpp"
 #include "recipebook/cmd_launch.hpp"
@@ -235,7 +236,11 @@ void add_launch(CLI::App& app, Action& action) {
 void add_calibrate(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("calibrate", "Measure a run from its Megatron training logs; fill a recipe's result");
   auto o = std::make_shared<rb::cli::CalibrateOptions>();
-  cmd->add_option("logs", o->logs, "Training logs (Megatron-LM or Megatron-Bridge), one per run")->required()->check(CLI::ExistingFile);
+  auto fit = std::make_shared<rb::cli::CalibrateFitOptions>();
+  auto fitting = std::make_shared<bool>(false);
+  cmd->add_option("logs", o->logs, "Training logs (Megatron-LM or Megatron-Bridge), one per run")->check(CLI::ExistingFile);
+  cmd->add_flag("--fit", *fitting, "Fit the estimator's efficiencies to the catalog's measurements (no logs)");
+  cmd->add_option("--write", fit->write_dir, "With --fit: rewrite the efficiency block of DIR/<gpu>.yaml");
   cmd->add_option("--window", o->window, "Iterations A:B to measure (default: after warm-up)");
   cmd->add_option("--recipe", o->recipe, "Recipe record: read its seq/GPUs/batch/model/GPU, write its `result`")->check(CLI::ExistingFile);
   cmd->add_option("--seq", o->seq, "Sequence length (default: the recipe's, else the log's)")->check(CLI::PositiveNumber);
@@ -252,9 +257,13 @@ void add_calibrate(CLI::App& app, Action& action) {
       "Examples:\n"
       "  recipebook calibrate run.log --gpu h100 --model Llama-3-8B\n"
       "  recipebook calibrate run1.log run2.log --window 20:120 --recipe jobs/my_run.recipe.yaml\n"
-      "  recipebook calibrate run.log --seq 8192 --gpus 64 --json");
-  cmd->callback([o, &action] {
-    action = [o](const Context& ctx) { return rb::cli::run_calibrate(*o, ctx); };
+      "  recipebook calibrate run.log --seq 8192 --gpus 64 --json\n"
+      "  recipebook calibrate --fit --write catalog/hardware");
+  cmd->callback([o, fit, fitting, &action] {
+    if (*fitting)
+      action = [fit](const Context& ctx) { return rb::cli::run_calibrate_fit(*fit, ctx); };
+    else
+      action = [o](const Context& ctx) { return rb::cli::run_calibrate(*o, ctx); };
   });
 }
 

@@ -1,0 +1,78 @@
+#include "recipebook/catalog/measured_points.hpp"
+
+#include "recipebook/estimate/estimate.hpp"
+
+namespace rb {
+namespace {
+
+// "MXFP8 (inferred ...)", "FP8-blockwise 128x128", "FP8-CS" -> the first word, parsed.
+std::optional<Precision> measured_precision(const std::string& s) { return parse_precision(s.substr(0, s.find(' '))); }
+
+int pick(int measured, int recipe) { return measured > 0 ? measured : recipe; }
+
+}  // namespace
+
+MeasuredPoints measured_points(const Catalog& catalog, bool neutral_efficiency) {
+  MeasuredPoints out;
+  for (const RecipeEntry& entry : catalog.recipes()) {
+    const Recipe& rec = entry.recipe;
+    for (const Measurement& m : rec.measurements) {
+      if (!m.current || !(m.tokens_per_s_per_gpu > 0)) continue;
+      auto model = catalog.find_model(rec.model);
+      if (!model || !model->has_architecture || model->layers.empty()) {
+        ++out.skipped_model;
+        continue;
+      }
+      auto hw = catalog.find_hardware(m.gpu.empty() ? rec.gpu : m.gpu);
+      if (!hw || !hw->has_specs) {
+        ++out.skipped_invalid;
+        continue;
+      }
+      if (neutral_efficiency) hw->efficiency.fill(Efficiency{});
+      auto& pm = out.models[model->name];
+      if (!pm) pm = std::make_unique<PreparedModel>(prepare(*model));
+      Layout l = rec.layout;
+      l.tp = pick(m.tp, l.tp);
+      const int recipe_pp = l.pp;
+      l.pp = pick(m.pp, l.pp);
+      l.cp = pick(m.cp, l.cp);
+      l.vp = m.vp > 0 ? m.vp : (l.pp == recipe_pp ? l.vp : 1);
+      l.ep = pick(m.ep, l.ep);
+      l.etp = pick(m.etp, l.etp);
+      l.mbs = static_cast<int>(m.mbs > 0 ? m.mbs : l.mbs);
+      if (m.fsdp > 0) l.fsdp = true;
+      l.sp = l.sp || l.tp > 1;  // Megatron-Bridge performance recipes run SP whenever TP > 1
+      if (auto p = measured_precision(m.precision)) l.precision = *p;
+      const int gpus = m.gpus > 0 ? m.gpus : rec.gpus;
+      if (l.model_parallel() <= 0 || gpus % l.model_parallel() != 0) {
+        ++out.skipped_invalid;
+        continue;
+      }
+      l.dp = gpus / l.model_parallel();
+      MeasuredPoint r;
+      r.model = model->name;
+      r.family = model->family.empty() ? model->name : model->family;
+      r.label = rec.name + "@" + m.release + " " + hw->name + " " + std::string(precision_name(l.precision));
+      r.point.model = pm.get();
+      r.point.hardware = *hw;
+      r.point.work.mode = rec.mode;
+      r.point.work.seq = m.seq > 0 ? m.seq : rec.seq;
+      r.point.work.gbs = m.gbs > 0 ? m.gbs : rec.gbs;
+      r.point.cluster.gpus = gpus;
+      r.point.cluster.gpus_per_node = rec.gpus_per_node;
+      r.point.layout = l;
+      r.point.measured_tokens_per_s_per_gpu = m.tokens_per_s_per_gpu;
+      r.card = m.source.find("card") != std::string::npos || m.release.find("card") != std::string::npos;
+      r.exact = rec.layout_known && m.tp == rec.layout.tp && m.pp == rec.layout.pp &&
+                (m.ep == 0 || m.ep == rec.layout.ep) && m.mbs == rec.layout.mbs && m.gbs == rec.gbs;
+      if (!estimate(*r.point.model, r.point.hardware, r.point.work, r.point.cluster, l).valid) {
+        ++out.skipped_invalid;
+        continue;
+      }
+      out.points.push_back(std::move(r));
+    }
+  }
+  return out;
+}
+
+}  // namespace rb

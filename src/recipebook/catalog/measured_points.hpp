@@ -1,0 +1,37 @@
+// The catalog's current measurements as calibration points: for every `measurements` entry with
+// `current: true` on a recipe whose model has an architecture, the measured layout (the entry's own
+// degrees, falling back to the recipe's), workload and GPU, and the measured tokens/s/GPU. Used by
+// `recipebook calibrate --fit` and bench/accuracy.cpp, so both fit on exactly the same points.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "recipebook/catalog/catalog.hpp"
+#include "recipebook/estimate/calibrate.hpp"
+
+namespace rb {
+
+struct MeasuredPoint {
+  std::string label;   // recipe@release gpu precision
+  std::string family;  // model family (Hugging Face model_type)
+  std::string model;
+  CalibrationPoint point;
+  bool exact = false;  // the measured layout is the recipe's own (its features are known to apply)
+  bool card = false;   // a model verification card (real data, often SFT/PEFT/VLM), not a benchmark table
+};
+
+struct MeasuredPoints {
+  std::map<std::string, std::unique_ptr<PreparedModel>> models;  // owns what the points point at
+  std::vector<MeasuredPoint> points;
+  int skipped_model = 0;    // model without an architecture
+  int skipped_invalid = 0;  // GPU unknown, degrees not dividing the GPUs, or an estimate the model refuses
+};
+
+// `neutral_efficiency`: start every point's hardware from Efficiency{} instead of the catalog's
+// fitted values, so that a leave-one-out fit never starts from values that saw the held-out rows.
+MeasuredPoints measured_points(const Catalog& catalog, bool neutral_efficiency);
+
+}  // namespace rb
