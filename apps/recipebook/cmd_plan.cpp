@@ -1,0 +1,330 @@
+#include "recipebook/cmd_plan.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <ostream>
+#include <thread>
+
+#include "recipebook/catalog_access.hpp"
+#include "recipebook/cmd_plan_output.hpp"
+#include "recipebook/core/strings.hpp"
+#include "recipebook/estimate/prepared.hpp"
+#include "recipebook/rules/prepared.hpp"
+#include "recipebook/search/advice.hpp"
+
+namespace rb::cli {
+namespace {
+
+Error usage(std::string flag, std::string message, std::string fix = {}) {
+  return Error{std::move(message), Where{std::move(flag)}, std::move(fix)};
+}
+
+std::vector<std::string> split(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t end = s.find(sep, start);
+    const std::string_view part = s.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+    std::string t(part);
+    t.erase(0, t.find_first_not_of(' '));
+    t.erase(t.find_last_not_of(' ') + 1);
+    if (!t.empty()) out.push_back(t);
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+std::optional<int> parse_int(std::string_view s) {
+  int v = 0;
+  const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+// "64", "8..512", "64,96,128".
+Result<std::vector<int>> parse_gpus(const std::string& text, int gpus_per_node) {
+  if (text.empty()) return tl::unexpected(usage("--gpus", "give the GPU count: 64, a range 8..512, or a list 64,128"));
+  const size_t dots = text.find("..");
+  if (dots != std::string::npos) {
+    const auto lo = parse_int(text.substr(0, dots));
+    const auto hi = parse_int(text.substr(dots + 2));
+    if (!lo || !hi || *lo < 1 || *hi < *lo)
+      return tl::unexpected(usage("--gpus", "'" + text + "' is not a range LO..HI of positive GPU counts"));
+    auto counts = gpu_counts_in_range(*lo, *hi, gpus_per_node);
+    if (counts.empty())
+      return tl::unexpected(usage("--gpus",
+                                  fmt::format("{} holds no power of two and no whole {}-GPU node", text, gpus_per_node),
+                                  "widen the range or list the counts: --gpus 12,14"));
+    return counts;
+  }
+  std::vector<int> out;
+  for (const std::string& part : split(text, ',')) {
+    const auto n = parse_int(part);
+    if (!n || *n < 1) return tl::unexpected(usage("--gpus", "'" + part + "' is not a positive GPU count"));
+    out.push_back(*n);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  if (out.empty()) return tl::unexpected(usage("--gpus", "no GPU count given"));
+  return out;
+}
+
+// "15T", "1.2e12", "500B", "2M", "1000000".
+std::optional<double> parse_tokens(const std::string& text) {
+  if (text.empty()) return 0.0;
+  double scale = 1;
+  std::string num = text;
+  switch (std::toupper(static_cast<unsigned char>(num.back()))) {
+    case 'K':
+      scale = 1e3;
+      break;
+    case 'M':
+      scale = 1e6;
+      break;
+    case 'B':
+    case 'G':
+      scale = 1e9;
+      break;
+    case 'T':
+      scale = 1e12;
+      break;
+    default:
+      break;
+  }
+  if (scale != 1) num.pop_back();
+  char* end = nullptr;
+  const double v = std::strtod(num.c_str(), &end);
+  if (end == num.c_str() || *end != '\0' || !(v > 0) || !std::isfinite(v)) return std::nullopt;
+  return v * scale;
+}
+
+Result<std::vector<RecomputeOption>> parse_recompute(const std::string& text, const Model& model) {
+  const std::string f = to_lower(text);
+  if (f.empty() || f == "any") return std::vector<RecomputeOption>{};
+  if (f == "none") return std::vector<RecomputeOption>{{Recompute::kNone, 0}};
+  if (f == "full") return std::vector<RecomputeOption>{{Recompute::kFull, 0}};
+  if (f == "selective") {
+    std::vector<RecomputeOption> out;
+    for (const RecomputeOption& o : recompute_options(model))
+      if (o.kind == Recompute::kSelective) out.push_back(o);
+    return out;
+  }
+  uint32_t modules = 0;
+  for (const std::string& m : split(f, ',')) {
+    const auto bit = parse_recompute_module(m);
+    if (!bit) {
+      const std::string near = nearest(m, {"core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe",
+                                           "shared_experts", "gdn_norm_out", "mhc"});
+      return tl::unexpected(usage("--recompute", "unknown recompute option or module '" + m + "'",
+                                  near.empty() ? "use any, none, selective, full or modules like core_attn,moe_act"
+                                               : "did you mean " + near + "?"));
+    }
+    modules |= *bit;
+  }
+  return std::vector<RecomputeOption>{{Recompute::kSelective, modules}};
+}
+
+Result<std::vector<Precision>> parse_precisions(const std::string& text) {
+  std::vector<Precision> out;
+  for (const std::string& p : split(text, ',')) {
+    const auto v = parse_precision(p);
+    if (!v)
+      return tl::unexpected(
+          usage("--precision", "unknown precision '" + p + "'",
+                "use bf16, fp8_cs, fp8_ds, fp8_blockwise, mxfp8 or nvfp4 (a comma list searches each)"));
+    if (std::find(out.begin(), out.end(), *v) == out.end()) out.push_back(*v);
+  }
+  return out;
+}
+
+// Everything from the flags that does not need the catalog.
+Result<PlanRequest> make_request(const PlanOptions& o, const Model& model, const Hardware& hw) {
+  PlanRequest req;
+  const int per_node = o.gpus_per_node > 0 ? o.gpus_per_node : hw.gpus_per_node;
+  auto counts = parse_gpus(o.gpus, per_node);
+  if (!counts) return tl::unexpected(counts.error());
+  req.gpu_counts = *counts;
+  req.gpus_per_node = o.gpus_per_node;
+  const auto mode = parse_mode(o.mode);
+  if (!mode) return tl::unexpected(usage("--mode", "unknown mode '" + o.mode + "'", "use pretrain, sft or peft"));
+  req.workload.mode = *mode;
+  if (o.seq <= 0) return tl::unexpected(usage("--seq", "the sequence length must be positive"));
+  if (o.gbs <= 0) return tl::unexpected(usage("--gbs", "give the global batch in sequences (--gbs 512)"));
+  req.workload.seq = o.seq;
+  req.workload.gbs = o.gbs;
+  req.workload.lora_rank = o.lora_rank;
+  const auto tokens = parse_tokens(o.tokens);
+  if (!tokens)
+    return tl::unexpected(usage("--tokens", "'" + o.tokens + "' is not a token count", "e.g. 15T, 1.2e12, 500B"));
+  req.workload.tokens_budget = *tokens;
+  auto precisions = parse_precisions(o.precision);
+  if (!precisions) return tl::unexpected(precisions.error());
+  req.fixed.precisions = *precisions;
+  for (const auto& [flag, v] : {std::pair{"--tp", o.tp},
+                                {"--pp", o.pp},
+                                {"--vp", o.vp},
+                                {"--cp", o.cp},
+                                {"--ep", o.ep},
+                                {"--etp", o.etp},
+                                {"--dp", o.dp},
+                                {"--mbs", o.mbs}})
+    if (v < 0) return tl::unexpected(usage(flag, "a degree must be positive (leave it out to search it)"));
+  req.fixed.tp = o.tp;
+  req.fixed.pp = o.pp;
+  req.fixed.vp = o.vp;
+  req.fixed.cp = o.cp;
+  req.fixed.ep = o.ep;
+  req.fixed.etp = o.etp;
+  req.fixed.dp = o.dp;
+  req.fixed.mbs = o.mbs;
+  if (o.max_mbs < 1) return tl::unexpected(usage("--max-mbs", "must be at least 1"));
+  req.fixed.max_mbs = o.max_mbs;
+  const std::string fsdp = to_lower(o.fsdp);
+  if (fsdp == "on" || fsdp == "yes" || fsdp == "true")
+    req.fixed.fsdp = true;
+  else if (fsdp == "off" || fsdp == "no" || fsdp == "false")
+    req.fixed.fsdp = false;
+  else if (fsdp != "any")
+    return tl::unexpected(usage("--fsdp", "'" + o.fsdp + "' is not any, on or off"));
+  auto rc = parse_recompute(o.recompute, model);
+  if (!rc) return tl::unexpected(rc.error());
+  req.fixed.recompute = *rc;
+  if (to_lower(o.dispatcher) != "any") {
+    const auto d = parse_dispatcher(o.dispatcher);
+    if (!d)
+      return tl::unexpected(usage("--dispatcher", "unknown dispatcher '" + o.dispatcher + "'",
+                                  "use any, alltoall, flex_deepep or flex_hybridep"));
+    req.fixed.dispatcher = *d;
+  }
+  const auto objective = parse_objective(o.objective);
+  if (!objective)
+    return tl::unexpected(
+        usage("--objective", "unknown objective '" + o.objective + "'", "use throughput, cost or time"));
+  req.objective = *objective;
+  if (o.top < 1) return tl::unexpected(usage("--top", "must be at least 1"));
+  req.top_k = o.top;
+  if (o.threads < 0) return tl::unexpected(usage("--threads", "must be 0 (one per core) or more"));
+  req.threads = o.threads > 0 ? o.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  return req;
+}
+
+// The progress line: on stderr, after the first second, at most 10 redraws a second, only on a
+// TTY (or with --progress). Cleared at the end on a TTY; on a pipe each draw is its own line.
+class ProgressLine {
+ public:
+  ProgressLine(const Context& ctx, bool forced) : ctx_(ctx), tty_(isatty(STDERR_FILENO) != 0), on_(forced || tty_) {}
+  ~ProgressLine() {
+    if (drawn_ && tty_) ctx_.err << "\r" << std::string(width_, ' ') << "\r" << std::flush;
+  }
+  ProgressLine(const ProgressLine&) = delete;
+  ProgressLine& operator=(const ProgressLine&) = delete;
+
+  void update(const PlanProgress& p) {
+    if (!on_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - start_ < std::chrono::seconds(1) || (drawn_ && now - last_ < std::chrono::milliseconds(100))) return;
+    last_ = now;
+    const double pct =
+        p.tasks_total > 0 ? 100.0 * static_cast<double>(p.tasks_done) / static_cast<double>(p.tasks_total) : 100.0;
+    const std::string line = fmt::format("plan: {:5.1f}% of {} layout groups, {} candidates seen, {} fit", pct,
+                                         p.tasks_total, p.seen, p.fit);
+    width_ = std::max(width_, line.size());
+    ctx_.err << (tty_ ? "\r" : "") << line << (tty_ ? "" : "\n") << std::flush;
+    drawn_ = true;
+  }
+
+ private:
+  const Context& ctx_;
+  bool tty_;
+  bool on_;
+  bool drawn_ = false;
+  size_t width_ = 0;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_;
+};
+
+// The flag a finding's record path corresponds to ("layout.tp" -> "--tp: "), or "".
+std::string flag_of(const std::string& field) {
+  static constexpr std::pair<std::string_view, std::string_view> kFlags[] = {
+      {"layout.tp", "--tp"},
+      {"layout.pp", "--pp"},
+      {"layout.vpp", "--vp"},
+      {"layout.vp", "--vp"},
+      {"layout.cp", "--cp"},
+      {"layout.ep", "--ep"},
+      {"layout.etp", "--etp"},
+      {"layout.dp", "--dp"},
+      {"layout.rows_per_microbatch", "--mbs"},
+      {"workload.global_batch", "--gbs"},
+      {"workload.row_tokens", "--seq"},
+      {"workload.precision", "--precision"},
+      {"layout.dispatcher", "--dispatcher"},
+      {"features.recompute_modules", "--recompute"},
+      {"--gpus", "--gpus"}};
+  for (const auto& [path, flag] : kFlags)
+    if (field == path) return std::string(flag) + ": ";
+  return "";
+}
+
+}  // namespace
+
+int run_plan(const PlanOptions& o, const Context& ctx) {
+  if (o.model.empty())
+    return report(ctx, usage("--model", "give the model: a catalog name, Hugging Face id or config.json path"));
+  if (o.gpu.empty()) return report(ctx, usage("--gpu", "give the GPU type (recipebook list --hardware)"));
+  auto cat = load_catalog(ctx);
+  if (!cat) return kExitUsage;
+  return run_plan(o, ctx, *cat);
+}
+
+int run_plan(const PlanOptions& o, const Context& ctx, const Catalog& catalog) {
+  if (o.model.empty())
+    return report(ctx, usage("--model", "give the model: a catalog name, Hugging Face id or config.json path"));
+  if (o.gpu.empty()) return report(ctx, usage("--gpu", "give the GPU type (recipebook list --hardware)"));
+  const Catalog* cat = &catalog;
+  auto model = cat->find_model(o.model);
+  if (!model) return report(ctx, model.error());
+  auto hw = cat->find_hardware(o.gpu);
+  if (!hw) return report(ctx, hw.error());
+  auto req = make_request(o, *model, *hw);
+  if (!req) return report(ctx, req.error());
+
+  const PreparedModel pm = prepare(*model);
+  const PreparedRuleModel rules = prepare_rule_model(*model, &*hw);
+  const PlanInputs in{&pm, &rules, &*hw};
+  if (auto ok = validate_request(in, *req); !ok) return report(ctx, ok.error());
+  if (const auto conflicts = fixed_conflicts(in, *req); !conflicts.empty()) {
+    for (const Finding& f : conflicts)
+      ctx.err << "recipebook: " << flag_of(f.field) << (f.rule_id.empty() ? "" : "[" + f.rule_id + "] ") << f.message
+              << (f.fix.empty() ? "" : " (fix: " + f.fix + ")") << "\n";
+    return kExitUsage;
+  }
+
+  Result<PlanResult> result;
+  {
+    ProgressLine line(ctx, o.progress);
+    result = plan(in, *req, [&](const PlanProgress& p) { line.update(p); });
+  }
+  if (!result) return report(ctx, result.error());
+  std::optional<PlanAdvice> advice;
+  if (result->top.empty()) advice = advise(in, *req, *result);
+  const PlanView view{*model,
+                      *hw,
+                      *req,
+                      *result,
+                      advice ? &*advice : nullptr,
+                      req->gpus_per_node > 0 ? req->gpus_per_node : hw->gpus_per_node};
+  if (ctx.json)
+    ctx.out << plan_json(view).dump(2) << "\n";
+  else
+    ctx.out << plan_text(view);
+  return result->top.empty() ? kExitFindings : kExitOk;
+}
+
+}  // namespace rb::cli

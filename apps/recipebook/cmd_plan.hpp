@@ -1,0 +1,46 @@
+// `recipebook plan`: every layout the rules allow for a model on N GPUs (or a range of counts),
+// estimated, pruned by memory and ranked (search/planner.hpp). Prints the top-k with memory and
+// time breakdowns, the Pareto front, the best layout per GPU count (for a range) and how many
+// candidates each rule and the memory check removed; with nothing feasible, the closest layouts and
+// what would fit. Exit 0 with a result, 1 when nothing fits or no layout passes the rules, 2 on
+// usage errors (unknown model or GPU, bad values, fixed degrees that contradict each other).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "recipebook/context.hpp"
+
+namespace rb {
+class Catalog;
+}
+
+namespace rb::cli {
+
+struct PlanOptions {
+  std::string model;               // --model: catalog name, alias, Hugging Face id or config.json path
+  std::string gpu;                 // --gpu: catalog GPU name or alias
+  std::string gpus;                // --gpus: "64", "8..512" (powers of two and whole nodes), "64,96,128"
+  int gpus_per_node = 0;           // --gpus-per-node: 0 = the GPU's node size
+  std::string mode = "pretrain";   // --mode: pretrain | sft | peft
+  int64_t seq = 4096;              // --seq
+  int64_t gbs = 0;                 // --gbs (required)
+  int lora_rank = 16;              // --lora-rank (peft)
+  std::string precision = "bf16";  // --precision: comma list
+  int tp = 0, pp = 0, vp = 0, cp = 0, ep = 0, etp = 0, dp = 0, mbs = 0;  // fixed degrees, 0 = free
+  int max_mbs = 16;                                                      // --max-mbs
+  std::string fsdp = "any";                                              // --fsdp: any | on | off
+  std::string recompute = "any";         // --recompute: any | none | selective | full | module list
+  std::string dispatcher = "any";        // --dispatcher: any | alltoall | flex_deepep | flex_hybridep
+  std::string objective = "throughput";  // --objective: throughput | cost | time
+  std::string tokens;                    // --tokens: training budget, "15T", "1.2e12", "500B"
+  int top = 5;                           // --top
+  int threads = 1;                       // --threads: 0 = one per core
+  bool progress = false;                 // --progress: draw the progress line even when stderr is not a TTY
+};
+
+int run_plan(const PlanOptions& opts, const Context& ctx);
+// The same on a catalog already loaded (tests, and callers that plan more than once).
+int run_plan(const PlanOptions& opts, const Context& ctx, const Catalog& catalog);
+
+}  // namespace rb::cli

@@ -1,0 +1,196 @@
+#include "recipebook/search/advice.hpp"
+
+#include <algorithm>
+
+#include "recipebook/search/rule_levels.hpp"
+#include "recipebook/search/walk.hpp"
+
+namespace rb {
+namespace {
+
+// The dimensions the user pinned to one value (or that have one value anyway).
+uint32_t fixed_dims(const PlanRequest& req, const Space& space) {
+  const Constraints& f = req.fixed;
+  uint32_t d = 0;
+  if (f.precisions.size() == 1) d |= dim_bit(SearchDim::kPrecision);
+  if (f.tp > 0) d |= dim_bit(SearchDim::kTp);
+  if (f.cp > 0) d |= dim_bit(SearchDim::kCp);
+  if (f.pp > 0 && space.vp(f.pp).size() == 1) d |= dim_bit(SearchDim::kPipeline);
+  if (f.ep > 0) d |= dim_bit(SearchDim::kEp);
+  if (f.etp > 0) d |= dim_bit(SearchDim::kEtp);
+  if (f.dispatcher) d |= dim_bit(SearchDim::kDispatcher);
+  if (f.recompute.size() == 1) d |= dim_bit(SearchDim::kRecompute);
+  if (f.fsdp) d |= dim_bit(SearchDim::kFsdp);
+  if (f.mbs > 0) d |= dim_bit(SearchDim::kMbs);
+  return d;
+}
+
+std::string degrees_str(const Constraints& f) {
+  std::string s;
+  auto add = [&](const char* name, int v) {
+    if (v <= 0) return;
+    if (!s.empty()) s += " x ";
+    s += std::string(name) + " " + std::to_string(v);
+  };
+  add("TP", f.tp);
+  add("CP", f.cp);
+  add("PP", f.pp);
+  add("DP", f.dp);
+  return s;
+}
+
+int64_t fixed_product(const Constraints& f) {
+  return static_cast<int64_t>(std::max(1, f.tp)) * std::max(1, f.cp) * std::max(1, f.pp) * std::max(1, f.dp);
+}
+
+}  // namespace
+
+std::vector<Finding> fixed_conflicts(const PlanInputs& in, const PlanRequest& req) {
+  std::vector<Finding> out;
+  const Constraints& f = req.fixed;
+  const int64_t product = fixed_product(f);
+  if (product > 1 &&
+      std::none_of(req.gpu_counts.begin(), req.gpu_counts.end(), [&](int n) { return n % product == 0; })) {
+    Finding x;
+    x.severity = Severity::kError;
+    x.message =
+        "the fixed degrees " + degrees_str(f) + " = " + std::to_string(product) + " do not divide " +
+        (req.gpu_counts.size() == 1 ? std::to_string(req.gpu_counts.front()) + " GPUs" : "any GPU count of the range");
+    x.fix = "fix degrees whose product divides the GPU count, or leave some of them free";
+    x.field = "--gpus";
+    out.push_back(x);
+    return out;
+  }
+  const SearchSetup s(in, req);
+  const uint32_t known = fixed_dims(req, s.space);
+  const auto rules = all_rules();
+  std::vector<int> failing_everywhere;
+  bool first = true;
+  std::vector<Finding> first_findings;
+  for (const int n : req.gpu_counts) {
+    if (product > 1 && n % product != 0) continue;
+    Layout l = base_layout();
+    l.precision = s.space.precisions().front();
+    l.tp = std::max(1, f.tp);
+    l.sp = l.tp > 1;
+    l.cp = std::max(1, f.cp);
+    l.pp = std::max(1, f.pp);
+    l.vp = s.space.vp(l.pp).front();
+    const StageSplit split = stage_split(s.space.layers(), l.pp, l.vp);
+    l.first_stage_layers = split.first;
+    l.last_stage_layers = split.last;
+    l.dp = std::max(1, n / (l.tp * l.cp * l.pp));
+    l.ep = std::max(1, f.ep);
+    l.etp = std::max(1, f.etp);
+    l.dispatcher = f.dispatcher.value_or(Dispatcher::kAlltoall);
+    apply_recompute(l, s.space.recompute().front());
+    l.fsdp = f.fsdp.value_or(false);
+    l.mbs = std::max(1, f.mbs);
+    const Cluster c = s.cluster(n);
+    const RuleContext ctx(*in.rules, req.workload, c, l, s.facts);
+    std::vector<int> failing;
+    for (int i = 0; i < in.rules->fast_count; ++i) {
+      const uint8_t idx = in.rules->fast_rules[static_cast<size_t>(i)];
+      const uint32_t dims = rule_dims(rules[idx].id);
+      if (dims == kUnknownRuleDims || (dims & ~known) != 0) continue;
+      Finding x;
+      if (!rules[idx].check(ctx, &x)) continue;
+      failing.push_back(idx);
+      if (first) {
+        x.rule_id = std::string(rules[idx].id);
+        x.severity = rules[idx].severity;
+        if (x.fix.empty()) x.fix = std::string(rules[idx].fix);
+        if (x.message.empty()) x.message = std::string(rules[idx].summary);
+        first_findings.push_back(x);
+      }
+    }
+    if (first) {
+      failing_everywhere = failing;
+    } else {
+      std::erase_if(failing_everywhere,
+                    [&](int idx) { return std::find(failing.begin(), failing.end(), idx) == failing.end(); });
+    }
+    first = false;
+  }
+  for (const Finding& x : first_findings)
+    if (std::find(failing_everywhere.begin(), failing_everywhere.end(), rule_index(x.rule_id)) !=
+        failing_everywhere.end())
+      out.push_back(x);
+  return out;
+}
+
+namespace {
+
+// Searches a relaxed request; records it when something fits.
+void try_relaxed(const PlanInputs& in, PlanRequest req, std::string change, PlanAdvice& advice) {
+  req.top_k = 1;
+  req.stop_at = StopAt::kNever;
+  auto r = plan(in, req);
+  if (!r || r->counts.fit == 0) return;
+  Relaxation x;
+  x.change = std::move(change);
+  x.fit = r->counts.fit;
+  if (!r->top.empty()) x.best = r->top.front();
+  advice.relaxations.push_back(std::move(x));
+}
+
+bool exists(const PlanInputs& in, PlanRequest req, int gpus, StopAt what) {
+  req.gpu_counts = {gpus};
+  req.stop_at = what;
+  auto r = plan(in, req);
+  return r && r->found;
+}
+
+}  // namespace
+
+PlanAdvice advise(const PlanInputs& in, const PlanRequest& req, const PlanResult& result) {
+  PlanAdvice a;
+  a.rules_block_all = result.counts.rules == result.counts.seen;
+  const Constraints& f = req.fixed;
+  const int largest = *std::max_element(req.gpu_counts.begin(), req.gpu_counts.end());
+  if (a.rules_block_all) {
+    const int smallest = *std::min_element(req.gpu_counts.begin(), req.gpu_counts.end());
+    for (int n = smallest - 1; n >= std::max(1, smallest - 64) && a.usable_below == 0; --n)
+      if (exists(in, req, n, StopAt::kFirstValid)) a.usable_below = n;
+    for (int n = largest + 1; n <= largest + 64 && a.usable_above == 0; ++n)
+      if (exists(in, req, n, StopAt::kFirstValid)) a.usable_above = n;
+  }
+  const auto full = std::find_if(f.recompute.begin(), f.recompute.end(),
+                                 [](const RecomputeOption& o) { return o.kind == Recompute::kFull; });
+  if (!f.recompute.empty() && full == f.recompute.end()) {
+    PlanRequest r = req;
+    r.fixed.recompute.clear();
+    try_relaxed(in, r, "allow every recompute option (full recompute included)", a);
+  }
+  if (f.mbs > 1) {
+    PlanRequest r = req;
+    r.fixed.mbs = 0;
+    r.fixed.max_mbs = f.mbs - 1;
+    try_relaxed(in, r, "a micro batch below " + std::to_string(f.mbs), a);
+  }
+  if (f.fsdp && !*f.fsdp) {
+    PlanRequest r = req;
+    r.fixed.fsdp.reset();
+    try_relaxed(in, r, "allow FSDP", a);
+  }
+  if (f.tp > 0 || f.cp > 0 || f.pp > 0 || f.vp > 0 || f.ep > 0 || f.etp > 0 || f.dp > 0) {
+    PlanRequest r = req;
+    r.fixed.tp = r.fixed.cp = r.fixed.pp = r.fixed.vp = r.fixed.ep = r.fixed.etp = r.fixed.dp = 0;
+    try_relaxed(in, r, "leave TP, CP, PP, VP, EP, ETP and DP free", a);
+  }
+  // More GPUs: the first doubling of the largest count where a layout fits (fixed degrees kept).
+  // Not when the rules reject every layout: the nearest usable counts answer that.
+  for (int k = 1; k <= 6 && !a.rules_block_all; ++k) {
+    const int64_t n = static_cast<int64_t>(largest) << k;
+    if (n > (1 << 20)) break;
+    a.most_gpus_tried = static_cast<int>(n);
+    if (!exists(in, req, static_cast<int>(n), StopAt::kFirstFit)) continue;
+    PlanRequest r = req;
+    r.gpu_counts = {static_cast<int>(n)};
+    try_relaxed(in, r, std::to_string(n) + " GPUs", a);
+    break;
+  }
+  return a;
+}
+
+}  // namespace rb

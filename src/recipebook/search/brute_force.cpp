@@ -1,0 +1,77 @@
+#include "recipebook/search/brute_force.hpp"
+
+#include "recipebook/search/walk.hpp"
+
+namespace rb {
+
+Result<PlanResult> plan_brute_force(const PlanInputs& in, const PlanRequest& req) {
+  if (auto ok = validate_request(in, req); !ok) return tl::unexpected(ok.error());
+  const SearchSetup s(in, req);
+  const Space& sp = s.space;
+  PlanCounts counts;
+  Collector col(req.top_k, s.axis, static_cast<int>(req.gpu_counts.size()));
+  for (size_t ci = 0; ci < req.gpu_counts.size(); ++ci) {
+    const int n = req.gpu_counts[ci];
+    const Cluster c = s.cluster(n);
+    for (const Precision prec : sp.precisions())
+      for (const int tp : sp.tp(n))
+        for (const int cp : sp.cp(n, tp))
+          for (const int pp : sp.pp(n, tp, cp))
+            for (const int vp : sp.vp(pp))
+              for (const int ep : sp.ep())
+                for (const int etp : sp.etp(tp))
+                  for (const Dispatcher d : sp.dispatchers(ep))
+                    for (size_t ri = 0; ri < sp.recompute().size(); ++ri)
+                      for (const int f : sp.fsdp())
+                        for (const int mbs : sp.mbs()) {
+                          Layout l = base_layout();
+                          l.precision = prec;
+                          l.tp = tp;
+                          l.sp = tp > 1;
+                          l.cp = cp;
+                          l.pp = pp;
+                          l.vp = vp;
+                          l.dp = n / (tp * cp * pp);
+                          const StageSplit split = stage_split(sp.layers(), pp, vp);
+                          l.first_stage_layers = split.first;
+                          l.last_stage_layers = split.last;
+                          l.ep = ep;
+                          l.etp = etp;
+                          l.dispatcher = d;
+                          apply_recompute(l, sp.recompute()[ri]);
+                          l.fsdp = f != 0;
+                          l.mbs = mbs;
+                          const int r = first_failing_any(s.levels, *in.rules, req.workload, c, l, s.facts);
+                          if (r >= 0) {
+                            counts.reject(r, 1);
+                            continue;
+                          }
+                          ++counts.seen;
+                          const Estimate e = estimate(*in.model, *in.hardware, req.workload, c, l);
+                          ++counts.estimates;
+                          const int opt = static_cast<int>(ri);
+                          if (!e.valid) {
+                            ++counts.estimator;
+                            ++counts.by_estimator[static_cast<size_t>(e.reason)];
+                          } else if (!e.memory.worst.fits) {
+                            ++counts.memory;
+                            col.add_nonfit(n, l, opt, e);
+                          } else {
+                            ++counts.fit;
+                            col.add_fit(static_cast<int>(ci), n, l, opt,
+                                        objective_score(req.objective, e, n, *in.hardware, req.workload), e);
+                          }
+                        }
+  }
+  PlanResult r;
+  r.counts = counts;
+  r.recompute_options = sp.recompute();
+  r.pareto_axis = s.axis;
+  r.top = col.top();
+  r.pareto = col.pareto();
+  r.best_per_count = col.best_per_count();
+  r.closest = col.closest();
+  return r;
+}
+
+}  // namespace rb

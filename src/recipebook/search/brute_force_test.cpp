@@ -1,0 +1,159 @@
+// The pruned search against brute force (search/brute_force.hpp) on random small spaces: the same
+// counts (per rule, memory, estimator, fit), the same top-k, Pareto front, best layout per GPU count
+// and closest non-fitting layouts, for any model kind, GPU, workload, fixed degrees and thread count.
+#include "recipebook/search/brute_force.hpp"
+
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include <memory>
+
+#include "recipebook/estimate/test_hardware.hpp"
+#include "recipebook/estimate/test_models.hpp"
+#include "recipebook/search/test_plan.hpp"
+
+namespace rb {
+namespace {
+
+using test::PlanSetup;
+
+// Small models of every kind the rules distinguish: dense GQA, MoE, MoE with expert biases (ETP 1),
+// Mamba hybrid, Gated DeltaNet hybrid, MLA + MoE, few heads.
+std::vector<Model> small_models() {
+  Model ds = test::deepseek_v3();
+  ds.layers.resize(10);  // keep MLA, the dense first layers and MoE; fewer layers, smaller spaces
+  ds.mtp_layers = 0;
+  return {test::qwen3_0_6b(),    test::llama3_8b(), test::qwen3_30b_a3b(), test::gpt_oss_20b(),
+          test::nemotron_h_8b(), test::qwen35_9b(), test::gemma3_4b(),     ds};
+}
+
+std::vector<Hardware> gpus() { return {test::h100(), test::b200(), test::gb200(), test::a100()}; }
+
+// Restricts the request until its space is small enough for brute force in a debug build.
+void shrink(const Model& m, PlanRequest& req, uint64_t limit) {
+  auto size = [&] {
+    const Space sp(m, req);
+    uint64_t n = 0;
+    for (int g : req.gpu_counts) n += sp.size(g);
+    return n;
+  };
+  int step = 0;
+  while (size() > limit && step < 8) {
+    switch (step++) {
+      case 0:
+        req.fixed.max_mbs = std::min(req.fixed.max_mbs, 2);
+        break;
+      case 1:
+        if (req.fixed.vp == 0) req.fixed.vp = 2;
+        break;
+      case 2:
+        if (!req.fixed.dispatcher) req.fixed.dispatcher = Dispatcher::kFlexDeepep;
+        break;
+      case 3:
+        if (req.fixed.recompute.empty()) req.fixed.recompute = {{Recompute::kNone, 0}, {Recompute::kFull, 0}};
+        break;
+      case 4:
+        if (req.fixed.precisions.size() > 1) req.fixed.precisions.resize(1);
+        break;
+      case 5:
+        if (!req.fixed.fsdp) req.fixed.fsdp = true;
+        break;
+      case 6:
+        if (req.fixed.ep == 0 && m.is_moe()) req.fixed.ep = 4;
+        break;
+      default:
+        req.gpu_counts.resize(1);
+        break;
+    }
+  }
+}
+
+PlanRequest random_request(const Model& model) {
+  PlanRequest req;
+  req.gpu_counts = {*rc::gen::oneOf(rc::gen::element(1, 2, 4, 6, 8, 12, 16, 24), rc::gen::inRange(1, 25))};
+  if (*rc::gen::element(0, 0, 1) == 1) req.gpu_counts.push_back(req.gpu_counts.front() + *rc::gen::inRange(1, 9));
+  req.workload.mode = *rc::gen::element(Mode::kPretrain, Mode::kSft, Mode::kPeft);
+  req.workload.seq = *rc::gen::element<int64_t>(512, 1024, 3072, 4096, 4096, 6000);
+  req.workload.gbs = *rc::gen::element<int64_t>(1, 16, 24, 32, 48, 64, 96, 100, 128, 256);
+  req.workload.tokens_budget = *rc::gen::element(0.0, 1e12);
+  req.fixed.max_mbs = *rc::gen::inRange(1, 5);
+  req.fixed.precisions = *rc::gen::element(std::vector<Precision>{}, std::vector<Precision>{Precision::kFp8Cs},
+                                           std::vector<Precision>{Precision::kBf16, Precision::kFp8Ds},
+                                           std::vector<Precision>{Precision::kMxfp8, Precision::kBf16});
+  auto maybe = [](int value) { return *rc::gen::element(0, 0, 0, 0, 0, 0, 0, value); };
+  req.fixed.tp = maybe(*rc::gen::element(1, 2, 3, 4));
+  req.fixed.cp = maybe(*rc::gen::element(1, 2));
+  req.fixed.pp = maybe(*rc::gen::element(1, 2, 3));
+  req.fixed.vp = maybe(*rc::gen::element(1, 2, 3));
+  req.fixed.ep = maybe(*rc::gen::element(1, 2, 4, 3));
+  req.fixed.etp = maybe(*rc::gen::element(1, 2));
+  req.fixed.dp = maybe(*rc::gen::element(1, 2, 4));
+  req.fixed.mbs = maybe(*rc::gen::element(1, 2, 3));
+  if (*rc::gen::element(0, 0, 0, 1) == 1) req.fixed.fsdp = *rc::gen::arbitrary<bool>();
+  if (*rc::gen::element(0, 0, 0, 1) == 1)
+    req.fixed.dispatcher = *rc::gen::element(Dispatcher::kAlltoall, Dispatcher::kFlexDeepep, Dispatcher::kFlexHybridep);
+  if (*rc::gen::element(0, 0, 0, 1) == 1)
+    req.fixed.recompute = {{Recompute::kSelective, kRcMoeAct | kRcCoreAttn}, {Recompute::kFull, 0}};
+  req.objective = *rc::gen::element(Objective::kThroughput, Objective::kCost, Objective::kTime);
+  req.top_k = *rc::gen::inRange(1, 7);
+  req.threads = *rc::gen::inRange(1, 4);
+  shrink(model, req, 20000);
+  return req;
+}
+
+// A GPU memory that puts the fit boundary inside the space: between the smallest peak of any
+// rule-valid layout and a little above the peak of the fastest one (found with unlimited memory).
+double straddling_memory(const Model& model, const Hardware& hw, const PlanRequest& req) {
+  Hardware big = hw;
+  big.memory_bytes = 1e18;
+  const PlanSetup probe(model, big);
+  PlanRequest r = req;
+  r.top_k = 1;
+  auto res = plan(probe.inputs(), r);
+  if (!res || res->top.empty()) return hw.memory_bytes;
+  double lo = res->top.front().estimate.memory.worst.peak_bytes;
+  for (const Candidate& c : res->pareto) lo = std::min(lo, c.estimate.memory.worst.peak_bytes);
+  const double hi = 1.3 * res->top.front().estimate.memory.worst.peak_bytes;
+  return lo + (hi - lo) * *rc::gen::inRange(0, 101) / 100.0;
+}
+
+RC_GTEST_PROP(BruteForce, PrunedSearchReturnsWhatBruteForceReturns, ()) {
+  static const std::vector<Model> models = small_models();
+  static const std::vector<Hardware> hws = gpus();
+  const Model& model = models[*rc::gen::inRange<size_t>(0, models.size())];
+  Hardware hw = hws[*rc::gen::inRange<size_t>(0, hws.size())];
+  const PlanRequest req = random_request(model);
+  hw.memory_bytes = straddling_memory(model, hw, req);
+  const PlanSetup s(model, hw);
+
+  auto pruned = plan(s.inputs(), req);
+  auto brute = plan_brute_force(s.inputs(), req);
+  RC_ASSERT(pruned.has_value());
+  RC_ASSERT(brute.has_value());
+  const auto same = test::same_result(*pruned, *brute);
+  if (!same) RC_FAIL(model.name + " on " + hw.name + ": " + same.message());
+  RC_ASSERT(pruned->counts.estimates <= brute->counts.estimates);
+  const PlanCounts& c = pruned->counts;
+  RC_TAG(c.fit > 0 ? "some fit" : "none fit");
+  RC_TAG(c.memory > 0 ? "some too big" : c.rules == c.seen ? "rules reject all" : "none too big");
+  RC_TAG(c.memory_inferred > 0 ? "memory inferred" : "no memory inference");
+}
+
+// One named case, so a failure has a reproducible example without the generator.
+TEST(BruteForce, Qwen3MoeOn8Gpus) {
+  const PlanSetup s(test::qwen3_30b_a3b(), test::h100());
+  PlanRequest req = test::request(8, 4096, 64);
+  req.fixed.max_mbs = 3;
+  req.fixed.vp = 1;
+  req.top_k = 4;
+  auto pruned = plan(s.inputs(), req);
+  auto brute = plan_brute_force(s.inputs(), req);
+  ASSERT_TRUE(pruned && brute);
+  EXPECT_TRUE(test::same_result(*pruned, *brute));
+  EXPECT_GT(pruned->counts.fit, 0u);
+  EXPECT_GT(pruned->counts.memory, 0u);
+  EXPECT_LT(pruned->counts.estimates, brute->counts.estimates);
+}
+
+}  // namespace
+}  // namespace rb

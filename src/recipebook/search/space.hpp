@@ -1,0 +1,153 @@
+// The planner's search space: what `plan` may choose for each dimension of a layout, and what the
+// user fixed. Both the pruned search (planner.cpp) and the brute-force reference (brute_force.cpp)
+// enumerate exactly these lists, so "seen" means the same thing in both.
+//
+// For one GPU count N, a model with L decoder layers and E routed experts (docs/plan.md):
+//   precision  the requested list (default bf16)
+//   TP         divisors of N                     (SP is on whenever TP > 1, as Megatron-Bridge sets it)
+//   CP         divisors of N / TP
+//   PP         divisors of N / (TP CP)           DP = N / (TP CP PP) is derived
+//   VP         1 when PP = 1, else 1 .. L / PP   (the pipeline split is a function of PP and VP:
+//                                                 uniform when it divides, else stage_split())
+//   EP         divisors of E (1 for a dense model)
+//   ETP        divisors of TP (1 for a dense model)
+//   dispatcher alltoall, flex-deepep, flex-hybridep when EP > 1; alltoall when EP = 1
+//   recompute  recompute_options(model)
+//   FSDP       off, on
+//   MBS        1 .. max_mbs (default 16)
+// A fixed degree replaces its list by the one value (TP, CP, PP only when they divide what is left
+// of N, and a fixed DP keeps the PP that gives it).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "recipebook/core/layout.hpp"
+#include "recipebook/core/model.hpp"
+
+namespace rb {
+
+enum class Objective {
+  kThroughput,  // tokens/s per GPU, higher is better
+  kCost,        // USD per million tokens (GPU-hours per million tokens when the GPU has no price)
+  kTime,        // days to the token budget (seconds per token when no budget is given)
+};
+
+std::string_view objective_name(Objective o);
+std::optional<Objective> parse_objective(std::string_view s);
+
+// One activation-recompute choice.
+struct RecomputeOption {
+  Recompute kind = Recompute::kNone;
+  uint32_t modules = 0;  // kSelective: the recompute_modules bit set (never 0)
+};
+
+// "none", "selective(core_attn)", "selective(core_attn,layernorm,moe_act)", "full".
+std::string recompute_option_name(const RecomputeOption& o);
+
+// The options the planner tries for a model: none; selective with Megatron's default (core_attn);
+// selective with the extra modules that free memory on this model (layernorm always, mla_up_proj
+// with MLA layers, moe_act with MoE layers, gdn_norm_out with Gated DeltaNet layers); full (uniform,
+// one layer per checkpoint: the least activation memory).
+std::vector<RecomputeOption> recompute_options(const Model& m);
+
+// Sets the recompute fields of `l` from an option (full: uniform, one layer per checkpoint).
+void apply_recompute(Layout& l, const RecomputeOption& o);
+
+// What the user fixed. 0 / nullopt / empty = free.
+struct Constraints {
+  int tp = 0, cp = 0, pp = 0, vp = 0, ep = 0, etp = 0, dp = 0, mbs = 0;
+  int max_mbs = 16;  // upper end of the free micro-batch list
+  std::optional<bool> fsdp;
+  std::optional<Dispatcher> dispatcher;
+  std::vector<RecomputeOption> recompute;  // empty: recompute_options(model)
+  std::vector<Precision> precisions;       // empty: {bf16}
+};
+
+// When the search may stop before it has seen everything (the infeasibility advice uses these).
+enum class StopAt {
+  kNever,
+  kFirstValid,  // a layout passes every rule (memory and time are not evaluated)
+  kFirstFit,    // a layout passes every rule and fits in memory
+};
+
+struct PlanRequest {
+  std::vector<int> gpu_counts;  // each is searched; more than one = a range
+  int gpus_per_node = 0;        // 0 = the hardware's
+  Workload workload;            // mode, seq, gbs, lora_rank, tokens_budget
+  Constraints fixed;
+  Objective objective = Objective::kThroughput;
+  int top_k = 5;
+  int threads = 1;  // worker threads; the result does not depend on it
+  StopAt stop_at = StopAt::kNever;
+};
+
+// First/last pipeline-stage layer counts for an uneven split (0, 0 = uniform).
+struct StageSplit {
+  int first = 0;
+  int last = 0;
+};
+
+// The split for PP and VP: uniform when VP divides L / PP; otherwise the most balanced
+// num_layers_in_first/last_pipeline_stage split (Megatron-Core transformer_config.py) whose stage
+// counts all divide by VP: the middle stages get m layers, the two ends share the rest, the
+// smaller part on the first stage (it holds the most micro-batches in flight). Among such splits it
+// minimises the largest stage, then prefers lighter ends. Uniform (which the rules then reject) when
+// none exists.
+StageSplit stage_split(int layers, int pp, int vp);
+
+// GPU counts for a range lo..hi: every power of two in it, plus whole nodes: every multiple of the
+// node size when that gives at most 32 counts, else node counts of the form 2^a and 3 x 2^a.
+std::vector<int> gpu_counts_in_range(int lo, int hi, int gpus_per_node);
+
+// The lists of one search (a model and a request), in enumeration order.
+class Space {
+ public:
+  Space(const Model& model, const PlanRequest& req);
+
+  [[nodiscard]] const std::vector<Precision>& precisions() const { return precisions_; }
+  [[nodiscard]] const std::vector<RecomputeOption>& recompute() const { return recompute_; }
+  [[nodiscard]] const std::vector<int>& ep() const { return ep_; }
+  [[nodiscard]] const std::vector<int>& fsdp() const { return fsdp_; }  // 0 / 1
+  [[nodiscard]] const std::vector<int>& mbs() const { return mbs_; }
+  [[nodiscard]] std::vector<int> tp(int gpus) const;
+  [[nodiscard]] std::vector<int> cp(int gpus, int tp) const;
+  [[nodiscard]] std::vector<int> pp(int gpus, int tp, int cp) const;
+  [[nodiscard]] std::vector<int> vp(int pp) const;
+  [[nodiscard]] std::vector<int> etp(int tp) const;
+  [[nodiscard]] std::vector<Dispatcher> dispatchers(int ep) const;
+  [[nodiscard]] int layers() const { return layers_; }
+
+  // Completions (full layouts) below a node of the enumeration, for counting rejected prefixes.
+  [[nodiscard]] uint64_t below_fsdp() const { return mbs_.size(); }
+  [[nodiscard]] uint64_t below_recompute() const { return fsdp_.size() * below_fsdp(); }
+  [[nodiscard]] uint64_t below_dispatcher() const { return recompute_.size() * below_recompute(); }
+  [[nodiscard]] uint64_t dispatcher_count(int ep) const { return fixed_.dispatcher || ep <= 1 ? 1 : 3; }
+  [[nodiscard]] uint64_t below_etp(int ep) const { return dispatcher_count(ep) * below_dispatcher(); }
+  [[nodiscard]] uint64_t below_ep(int tp, int ep) const { return etp(tp).size() * below_etp(ep); }
+  [[nodiscard]] uint64_t below_pipeline(int tp) const;
+  [[nodiscard]] uint64_t below_cp(int gpus, int tp, int cp) const;
+  [[nodiscard]] uint64_t below_tp(int gpus, int tp) const;
+  [[nodiscard]] uint64_t below_precision(int gpus) const;
+  // Every layout of the space for one GPU count.
+  [[nodiscard]] uint64_t size(int gpus) const { return precisions_.size() * below_precision(gpus); }
+
+ private:
+  Constraints fixed_;
+  bool moe_ = false;
+  int layers_ = 0;
+  std::vector<Precision> precisions_;
+  std::vector<RecomputeOption> recompute_;
+  std::vector<int> ep_;
+  std::vector<int> fsdp_;
+  std::vector<int> mbs_;
+};
+
+// The layout with every field the planner does not enumerate at its default: SP with TP > 1,
+// distributed optimizer, no CUDA graphs, no offload, no overlap flags.
+Layout base_layout();
+
+}  // namespace rb
