@@ -1,0 +1,265 @@
+// `recommend` through run_recommend on the built-in catalog: one case per row of seed 004's "Quick
+// Reference" table (what a user in that situation types), each checked for structure: a catalog
+// recipe of the asked model and mode, a layout whose product is the GPU count and that fits, a
+// positive throughput and cost, the pitfalls as findings, and a run_recipe.py command for it.
+// To add a situation, add a row to kQuickReference.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cctype>
+#include <sstream>
+
+#include "recipebook/catalog/catalog.hpp"
+#include "recipebook/cmd_recommend.hpp"
+#include "test_support.hpp"
+
+namespace rb::cli {
+namespace {
+
+using Json = nlohmann::json;
+
+struct Out {
+  int rc = -1;
+  std::string out, err;
+};
+
+const Catalog& catalog() {
+  static const Catalog c = *Catalog::load();
+  return c;
+}
+
+Out recommend(const RecommendOptions& o, bool json) {
+  std::ostringstream out, err;
+  Context ctx{out, err, {}, json, false};
+  Out r;
+  r.rc = run_recommend(o, ctx, catalog());
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+struct Row {
+  const char* situation;  // seed 004 "I want to..."
+  const char* model;
+  const char* mode;
+  const char* gpu;
+  int gpus;
+  int64_t seq;
+  const char* catalog_model;  // the catalog model the recipe must be of
+};
+
+std::ostream& operator<<(std::ostream& os, const Row& r) {
+  return os << r.situation << " (" << r.model << ", " << r.mode << ", " << r.gpus << " x " << r.gpu << ")";
+}
+
+// Seed 004 "Quick Reference: Which Recipe for My Situation?", GPU counts from its "GPUs needed"
+// column. The VLM row uses Gemma 3 (gemma3_vl_*): Qwen3-VL-8B has no architecture in the catalog
+// (see UnsizedModelSaysSo).
+const Row kQuickReference[] = {
+    {"Try Bridge for the first time", "llama3_8b", "sft", "h100", 2, 0, "Llama-3-8B"},
+    {"Fine-tune a 7-8B model", "Llama-3-8B", "sft", "h100", 8, 0, "Llama-3-8B"},
+    {"Fine-tune a 7-8B model", "Qwen/Qwen3-8B", "sft", "h100", 4, 0, "Qwen3-8B"},
+    {"LoRA on 1 GPU", "llama3-8b", "peft", "h100", 1, 0, "Llama-3-8B"},
+    {"LoRA on 1 GPU", "qwen3-8b", "peft", "h100", 1, 0, "Qwen3-8B"},
+    {"Pretrain a dense 70B", "llama3-70b", "pretrain", "h100", 32, 0, "Llama-3-70B"},
+    {"Pretrain a dense 70B", "llama3-70b", "pretrain", "h100", 64, 0, "Llama-3-70B"},
+    {"Train a small MoE", "qwen3-30b-a3b", "pretrain", "h100", 8, 0, "Qwen3-30B-A3B"},
+    {"Train a large MoE (235B+)", "qwen3-235b-a22b", "pretrain", "h100", 256, 0, "Qwen3-235B-A22B"},
+    {"Train a large MoE (235B+)", "qwen3-235b-a22b", "pretrain", "h100", 512, 0, "Qwen3-235B-A22B"},
+    {"Long-context training", "llama3-8b", "pretrain", "h100", 16, 131072, "Llama-3-8B"},
+    {"Long-context training", "llama3-8b", "pretrain", "h100", 32, 65536, "Llama-3-8B"},
+    {"VLM fine-tuning", "gemma-3-12b", "sft", "h100", 4, 0, "Gemma-3-12B"},
+    {"VLM fine-tuning", "gemma-3-27b", "sft", "h100", 8, 0, "Gemma-3-27B"},
+};
+
+class QuickReference : public ::testing::TestWithParam<Row> {};
+
+TEST_P(QuickReference, RecommendsARecipeThatFits) {
+  const Row& row = GetParam();
+  RecommendOptions o;
+  o.model = row.model;
+  o.mode = row.mode;
+  o.gpu = row.gpu;
+  o.gpus = row.gpus;
+  o.seq = row.seq;
+  const Out r = recommend(o, true);
+  ASSERT_EQ(r.rc, 0) << r.err << r.out;
+  const Json j = Json::parse(r.out);
+
+  // A recipe that exists, of the asked model and mode (matched by model + mode, never by name).
+  const std::string name = j["recipe"]["name"];
+  auto entry = catalog().find_recipe(name);
+  ASSERT_TRUE(entry.has_value()) << name;
+  EXPECT_EQ(j["recipe"]["model"], row.catalog_model);
+  EXPECT_EQ(j["recipe"]["mode"], row.mode);
+  EXPECT_EQ(j["recipe"]["match"]["model"], "same");
+
+  // A layout for these GPUs that fits.
+  const Json& l = j["layout"];
+  EXPECT_EQ(l["tp"].get<int>() * l["pp"].get<int>() * l["cp"].get<int>() * l["dp"].get<int>(), row.gpus) << l.dump();
+  EXPECT_EQ(l["gpus"], row.gpus);
+  EXPECT_EQ(l["gbs"].get<int64_t>() % (l["mbs"].get<int64_t>() * l["dp"].get<int64_t>()), 0);
+  if (row.seq > 0) {
+    EXPECT_EQ(l["seq"], row.seq);
+  }
+  EXPECT_TRUE(j["sized"].get<bool>());
+  const Json& p = j["prediction"];
+  EXPECT_TRUE(p["fits"].get<bool>()) << p.dump();
+  EXPECT_GT(p["tokens_per_s_per_gpu"].get<double>(), 0);
+  EXPECT_GT(p["step_time_s"].get<double>(), 0);
+  EXPECT_LE(p["peak_bytes"].get<double>(), p["capacity_bytes"].get<double>());
+  EXPECT_GT(p["usd_per_million_tokens"].get<double>(), 0);
+  EXPECT_GT(p["usd_per_gpu_hour"].get<double>(), 0);
+  EXPECT_GT(p["mfu"].get<double>(), 0);
+  EXPECT_LT(p["mfu"].get<double>(), 1);
+
+  // Every change says why; every pitfall is a finding with a rule id; no rule rejects the layout.
+  for (const auto& c : j["changes"]) EXPECT_FALSE(c["reason"].get<std::string>().empty()) << c.dump();
+  for (const auto& f : j["pitfalls"]) {
+    EXPECT_EQ(f["rule"].get<std::string>().rfind("RB-", 0), 0u) << f.dump();
+    EXPECT_EQ(f["severity"], "warning") << f.dump();
+  }
+
+  // The planner comparison ran.
+  EXPECT_TRUE(j["plan"]["compared"].get<bool>()) << j["plan"].dump();
+  EXPECT_GT(j["plan"]["ratio"].get<double>(), 0);
+
+  // The command: seed 004's torchrun + run_recipe.py --recipe <the recipe's entry point>.
+  const std::string entry_point = j["recipe"]["entry_point"];
+  const std::string text = j["command"]["text"];
+  EXPECT_NE(text.find("run_recipe.py --recipe " + entry_point), std::string::npos) << text;
+  EXPECT_NE(text.find("torch.distributed.run --nproc_per_node=" + std::to_string(std::min(row.gpus, 8))), std::string::npos)
+      << text;
+  for (const auto& word : j["command"]["overrides"]) EXPECT_NE(text.find(word.get<std::string>()), std::string::npos);
+}
+
+std::string row_name(const ::testing::TestParamInfo<Row>& info) {
+  std::string out = std::string(info.param.model) + "_" + info.param.mode + "_" + std::to_string(info.param.gpus) + "x" + info.param.gpu;
+  if (info.param.seq > 0) out += "_seq" + std::to_string(info.param.seq);
+  for (char& c : out)
+    if (std::isalnum(static_cast<unsigned char>(c)) == 0) c = '_';
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Seed004, QuickReference, ::testing::ValuesIn(kQuickReference), row_name);
+
+TEST(Recommend, TextHasTheSectionsInOrder) {
+  RecommendOptions o;
+  o.model = "llama3-70b";
+  o.mode = "pretrain";
+  o.gpu = "h100";
+  o.gpus = 16;
+  const Out r = recommend(o, false);
+  size_t at = 0;
+  for (const char* s : {"Recipe\n", "\nChanges\n", "\nLayout\n", "\nPrediction\n", "\nPitfalls\n", "\nCommand\n"}) {
+    const size_t found = r.out.find(s, at);
+    ASSERT_NE(found, std::string::npos) << s << " in\n" << r.out;
+    at = found;
+  }
+  EXPECT_NE(r.out.find("scripts/training/run_recipe.py --recipe "), std::string::npos);
+}
+
+TEST(Recommend, ChangesAreWrittenAsOverrides) {
+  // Gemma 3 27B SFT records TP 8 on 8-GPU nodes; on 4-GPU nodes TP stays inside the node (rule 2)
+  // and the command carries the new TP.
+  RecommendOptions o;
+  o.model = "gemma-3-27b";
+  o.mode = "sft";
+  o.gpu = "h100";
+  o.gpus = 16;
+  o.gpus_per_node = 4;
+  const Out r = recommend(o, true);
+  ASSERT_EQ(r.rc, 0) << r.err << r.out;
+  const Json j = Json::parse(r.out);
+  ASSERT_EQ(j["recipe"]["layout"]["tp"], 8) << "the case needs a recipe with TP 8";
+  EXPECT_LE(j["layout"]["tp"].get<int>(), 4);
+  const std::string text = j["command"]["text"];
+  int tp_changes = 0;
+  for (const auto& c : j["changes"])
+    if (c["field"] == "tp") {
+      ++tp_changes;
+      EXPECT_EQ(c["from"], "8");
+      EXPECT_NE(c["rule"].get<std::string>().find("rule 2"), std::string::npos) << c.dump();
+      EXPECT_NE(c["reason"].get<std::string>().find("4 GPUs per node"), std::string::npos) << c.dump();
+      EXPECT_NE(text.find("'model.tensor_model_parallel_size=" + c["to"].get<std::string>() + "'"), std::string::npos) << text;
+    }
+  EXPECT_EQ(tp_changes, 1);
+  EXPECT_NE(text.find("--nproc_per_node=4 --nnodes=4"), std::string::npos) << text;
+}
+
+TEST(Recommend, UnsizedModelSaysSo) {
+  // Qwen3-VL-8B is a catalog stub: its recipe is found, but it cannot be sized.
+  RecommendOptions o;
+  o.model = "qwen3-vl-8b";
+  o.mode = "sft";
+  o.gpu = "h100";
+  o.gpus = 4;
+  const Out r = recommend(o, true);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const Json j = Json::parse(r.out);
+  EXPECT_FALSE(j["sized"].get<bool>());
+  EXPECT_NE(j["unsized_reason"].get<std::string>().find("no architecture"), std::string::npos);
+  EXPECT_TRUE(j["prediction"].is_null());
+  EXPECT_EQ(j["recipe"]["model"], "Qwen3-VL-8B");
+  EXPECT_NE(j["command"]["text"].get<std::string>().find("--recipe " + j["recipe"]["entry_point"].get<std::string>()),
+            std::string::npos);
+  const Out text = recommend(o, false);
+  EXPECT_NE(text.out.find("cannot be sized"), std::string::npos) << text.out;
+}
+
+TEST(Recommend, ConfigJsonOfAnUnknownModelUsesItsFamily) {
+  // A Hugging Face config of a Qwen3 dense model the catalog does not name: same family, nearest size.
+  const test::TempDir dir;
+  const std::string path = dir.write("my-qwen3/config.json", R"({
+    "model_type": "qwen3", "hidden_size": 3584, "intermediate_size": 14336, "num_hidden_layers": 32,
+    "num_attention_heads": 28, "num_key_value_heads": 4, "head_dim": 128, "vocab_size": 151936,
+    "max_position_embeddings": 32768, "rms_norm_eps": 1e-6, "tie_word_embeddings": false,
+    "hidden_act": "silu", "attention_bias": false})");
+  RecommendOptions o;
+  o.model = path;
+  o.mode = "sft";
+  o.gpu = "h100";
+  o.gpus = 8;
+  const Out r = recommend(o, true);
+  ASSERT_EQ(r.rc, 0) << r.err << r.out;
+  const Json j = Json::parse(r.out);
+  EXPECT_EQ(j["recipe"]["match"]["model"], "family");
+  EXPECT_EQ(j["recipe"]["model"], "Qwen3-8B") << "about 7.6B parameters: nearest is Qwen3-8B";
+  EXPECT_TRUE(j["prediction"]["fits"].get<bool>());
+}
+
+TEST(Recommend, BadInputIsAUsageError) {
+  RecommendOptions o;
+  o.model = "no-such-model";
+  o.mode = "sft";
+  o.gpu = "h100";
+  o.gpus = 8;
+  Out r = recommend(o, false);
+  EXPECT_EQ(r.rc, kExitUsage);
+  EXPECT_NE(r.err.find("--model"), std::string::npos) << r.err;
+  o.model = "llama3-8b";
+  o.mode = "finetune";
+  r = recommend(o, false);
+  EXPECT_EQ(r.rc, kExitUsage);
+  EXPECT_NE(r.err.find("--mode"), std::string::npos) << r.err;
+  o.mode = "sft";
+  o.gpus = 0;
+  EXPECT_EQ(recommend(o, false).rc, kExitUsage);
+}
+
+TEST(Recommend, DoesNotFitIsExitOne) {
+  // A 235B MoE on 8 H100: nothing fits; the output says so and exits 1.
+  RecommendOptions o;
+  o.model = "qwen3-235b-a22b";
+  o.mode = "pretrain";
+  o.gpu = "h100";
+  o.gpus = 8;
+  o.compare = false;
+  const Out r = recommend(o, true);
+  EXPECT_EQ(r.rc, kExitFindings) << r.out;
+  const Json j = Json::parse(r.out);
+  EXPECT_FALSE(j["prediction"]["fits"].get<bool>());
+}
+
+}  // namespace
+}  // namespace rb::cli
