@@ -18,6 +18,8 @@
 #include "recipebook/cmd_estimate.hpp"
 #include "recipebook/cmd_launch.hpp"
 #include "recipebook/cmd_list.hpp"
+#include "recipebook/cmd_plan.hpp"
+#include "recipebook/cmd_recommend.hpp"
 #include "recipebook/cmd_show.hpp"
 #include "recipebook/context.hpp"
 #include "recipebook/version.hpp"
@@ -267,6 +269,78 @@ void add_calibrate(CLI::App& app, Action& action) {
   });
 }
 
+
+void add_plan(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand("plan", "Search every valid layout; rank those that fit by throughput, cost or time");
+  auto o = std::make_shared<rb::cli::PlanOptions>();
+  cmd->add_option("--model", o->model, "Catalog name, alias, Hugging Face id, or path to a config.json")->required();
+  cmd->add_option("--gpu", o->gpu, "GPU type: h100, b200, gb300, ...")->required();
+  cmd->add_option("--gpus", o->gpus, "GPU count: 64, a range 8..512 (powers of two and whole nodes), or a list 64,96")
+      ->required();
+  cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (default: the GPU's node)");
+  cmd->add_option("--mode", o->mode, "pretrain | sft | peft")->capture_default_str();
+  cmd->add_option("--seq", o->seq, "Sequence length in tokens")->capture_default_str();
+  cmd->add_option("--gbs", o->gbs, "Global batch in sequences")->required();
+  cmd->add_option("--lora-rank", o->lora_rank, "LoRA rank for --mode peft")->capture_default_str();
+  cmd->add_option("--precision", o->precision, "Precisions to try, comma list: bf16,fp8_cs,mxfp8,nvfp4,...")
+      ->capture_default_str();
+  auto* fixed = "Fixed degrees (0 = searched)";
+  cmd->add_option("--tp", o->tp, "Tensor parallel degree")->group(fixed);
+  cmd->add_option("--pp", o->pp, "Pipeline parallel degree")->group(fixed);
+  cmd->add_option("--vp", o->vp, "Virtual pipeline stages")->group(fixed);
+  cmd->add_option("--cp", o->cp, "Context parallel degree")->group(fixed);
+  cmd->add_option("--ep", o->ep, "Expert parallel degree")->group(fixed);
+  cmd->add_option("--etp", o->etp, "Expert tensor parallel degree")->group(fixed);
+  cmd->add_option("--dp", o->dp, "Data parallel degree")->group(fixed);
+  cmd->add_option("--mbs", o->mbs, "Micro batch")->group(fixed);
+  cmd->add_option("--max-mbs", o->max_mbs, "Largest micro batch searched")->capture_default_str();
+  cmd->add_option("--fsdp", o->fsdp, "any | on | off")->capture_default_str();
+  cmd->add_option("--recompute", o->recompute, "any | none | selective | full | a module list")->capture_default_str();
+  cmd->add_option("--dispatcher", o->dispatcher, "any | alltoall | flex_deepep | flex_hybridep")->capture_default_str();
+  cmd->add_option("--objective", o->objective, "throughput | cost | time (time needs --tokens)")->capture_default_str();
+  cmd->add_option("--tokens", o->tokens, "Training budget: 15T, 500B, 1.2e12");
+  cmd->add_option("--top", o->top, "How many layouts to print")->capture_default_str();
+  cmd->add_option("--threads", o->threads, "Worker threads (0 = one per core); results do not depend on it")
+      ->capture_default_str();
+  cmd->add_flag("--progress", o->progress, "Draw the progress line even when stderr is not a terminal");
+  cmd->footer(
+      "Examples:\n"
+      "  recipebook plan --model llama3-70b --gpu gb300 --gpus 64 --seq 8192 --gbs 512 --top 10\n"
+      "  recipebook plan --model DeepSeek-V3 --gpu h100 --gpus 2048 --seq 4096 --gbs 15360 --precision bf16,fp8_cs\n"
+      "  recipebook plan --model Qwen3-30B-A3B --gpu h100 --gpus 8..64 --gbs 512 --objective cost\n"
+      "  recipebook plan --model ./config.json --gpu b200 --gpus 48 --tp 2 --gbs 128 --json\n"
+      "Exit codes: 0 layouts found, 1 nothing fits (the closest layouts and what would fit are printed), 2 usage.");
+  cmd->callback([o, &action] {
+    action = [o](const Context& ctx) { return rb::cli::run_plan(*o, ctx); };
+  });
+}
+
+void add_recommend(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand("recommend", "Pick the closest catalog recipe and fit it to your GPUs");
+  auto o = std::make_shared<rb::cli::RecommendOptions>();
+  cmd->add_option("--model", o->model, "Catalog name, alias, Hugging Face id, or path to a config.json")->required();
+  cmd->add_option("--gpu", o->gpu, "GPU type: h100, b200, gb300, ...")->required();
+  cmd->add_option("--gpus", o->gpus, "GPU count")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (default: the GPU's node)");
+  cmd->add_option("--mode", o->mode, "pretrain | sft | peft")->required();
+  cmd->add_option("--seq", o->seq, "Sequence length (default: the recipe's)");
+  cmd->add_option("--gbs", o->gbs, "Global batch (default: the recipe's)");
+  cmd->add_option("--precision", o->precision, "Precision (default: the recipe's)");
+  cmd->add_option("--dataset", o->dataset, "Dataset for the command (default: mock for pretrain, squad for SFT)");
+  cmd->add_option("--alternatives", o->alternatives, "Also name the next N matching recipes")->capture_default_str();
+  cmd->add_flag_callback("--no-compare", [o] { o->compare = false; }, "Skip the comparison with plan's best layout");
+  cmd->add_option("--threads", o->threads, "Planner threads (0 = one per core)");
+  cmd->footer(
+      "Examples:\n"
+      "  recipebook recommend --model Qwen/Qwen3-30B-A3B --gpu h100 --gpus 16 --mode sft --seq 8192\n"
+      "  recipebook recommend --model llama3-70b --gpu h100 --gpus 64 --mode pretrain\n"
+      "  recipebook recommend --model Llama-3-8B --gpu h100 --gpus 1 --mode peft\n"
+      "  recipebook recommend --model ./config.json --gpu b200 --gpus 8 --mode sft --json");
+  cmd->callback([o, &action] {
+    action = [o](const Context& ctx) { return rb::cli::run_recommend(*o, ctx); };
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -291,6 +365,8 @@ int main(int argc, char** argv) {
   add_show(app, action);
   add_check(app, action);
   add_estimate(app, action);
+  add_plan(app, action);
+  add_recommend(app, action);
   add_launch(app, action);
   add_calibrate(app, action);
 
