@@ -234,6 +234,18 @@ int main(int argc, char** argv) {
     std::vector<std::pair<int, std::string>> sorted;
     for (const auto& [k, c] : by_part) sorted.emplace_back(c, k);
     std::sort(sorted.rbegin(), sorted.rend());
+    // Where a measurement exists: is the disagreement the recipe's or the estimator's?
+    std::vector<double> agree, disagree;
+    int beats_plan = 0;
+    for (const Row& row : rows) {
+      if (row.status != "ranked" || row.measured_tps <= 0 || row.recipe_tps <= 0) continue;
+      (row.ratio > 1.10 ? disagree : agree).push_back(row.measured_tps / row.recipe_tps);
+      beats_plan += row.ratio > 1.10 && row.measured_tps > row.best_tps ? 1 : 0;
+    }
+    std::cout << fmt::format(
+        "  with a measurement: {} within 10% of the plan (measured / predicted median {:.2f}), {} further "
+        "(measured / predicted median {:.2f}; measured above the plan's predicted best in {})\n",
+        agree.size(), median(agree), disagree.size(), median(disagree), beats_plan);
     std::cout << "  more than 10% below the plan's best, by the step-time part the recipe loses most on:";
     for (const auto& [c, k] : sorted) std::cout << fmt::format(" {} {},", k, c);
     std::cout << "\n";
