@@ -214,6 +214,12 @@ Result<PlanRequest> make_request(const PlanOptions& o, const Model& model, const
   return req;
 }
 
+std::string grouped(uint64_t n) {
+  std::string s = std::to_string(n);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<size_t>(i), ",");
+  return s;
+}
+
 // The progress line: on stderr, after the first second, at most 10 redraws a second, only on a
 // TTY (or with --progress). Cleared at the end on a TTY; on a pipe each draw is its own line.
 class ProgressLine {
@@ -233,7 +239,7 @@ class ProgressLine {
     const double pct =
         p.tasks_total > 0 ? 100.0 * static_cast<double>(p.tasks_done) / static_cast<double>(p.tasks_total) : 100.0;
     const std::string line = fmt::format("plan: {:5.1f}% of {} layout groups, {} candidates seen, {} fit", pct,
-                                         p.tasks_total, p.seen, p.fit);
+                                         p.tasks_total, grouped(p.seen), grouped(p.fit));
     width_ = std::max(width_, line.size());
     ctx_.err << (tty_ ? "\r" : "") << line << (tty_ ? "" : "\n") << std::flush;
     drawn_ = true;
