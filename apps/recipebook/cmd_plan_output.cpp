@@ -333,6 +333,13 @@ std::string infeasible_text(const PlanView& v) {
       if (a->usable_above > 0) out += fmt::format("{} {} (more)", a->usable_below > 0 ? "," : "", a->usable_above);
       out += "\n";
     }
+  } else if (r.counts.memory == 0 && r.counts.estimator > 0) {
+    std::string why;
+    for (size_t i = 0; i < r.counts.by_estimator.size(); ++i)
+      if (r.counts.by_estimator[i] > 0)
+        why += (why.empty() ? "" : "; ") + std::string(invalid_reason_name(static_cast<InvalidReason>(i)));
+    out += fmt::format("\nThe estimator refused all {} layouts that pass the rules: {}.\n", grouped(r.counts.estimator),
+                       why);
   } else {
     const Constraints& f = v.req.fixed;
     const bool all_tried = f.recompute.empty() && !f.fsdp && f.mbs == 0;
