@@ -3,6 +3,7 @@
 // docs/rules.md ("Filling RuleInput from a record"), then check_layout + to_diagnostic. Each fixture
 // must give exactly its rule, at the line its first-line comment names. The real driver (the
 // `check` command on the catalog loader) runs the same files; this is the reference it must match.
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -162,6 +163,11 @@ TEST(Fixtures, EachGivesExactlyItsRuleAtItsLine) {
   int seen = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     if (e.path().extension() != ".yaml") continue;
+    // Fixtures of the loader's and the record checks' ids (RB-SCHEMA-*, RB-DERIVED-*, ...) are the
+    // CLI suite's (tests/invalid_fixtures_test.cpp); this reference covers the rules table.
+    const bool layout_rule = std::any_of(all_rules().begin(), all_rules().end(),
+                                         [&](const Rule& r) { return r.id == e.path().stem().string(); });
+    if (!layout_rule) continue;
     ++seen;
     std::ifstream file(e.path());
     std::stringstream ss;
