@@ -1,6 +1,7 @@
 // `recipebook plan --json`: stable field names, SI units (bytes, seconds), every candidate with its
 // full memory and time breakdown.
 #include "recipebook/cmd_plan_output.hpp"
+#include "recipebook/emit/estimate_json.hpp"
 #include "recipebook/rules/rule.hpp"
 
 namespace rb::cli {
@@ -9,17 +10,7 @@ namespace {
 Json memory_json(const MemoryBreakdown& b) {
   Json j;
   j["stage"] = b.stage;
-  j["weights_bytes"] = b.weights_bytes;
-  j["quantized_weights_bytes"] = b.quantized_weights_bytes;
-  j["grads_bytes"] = b.grads_bytes;
-  j["optimizer_bytes"] = b.optimizer_bytes;
-  j["activations_bytes"] = b.activations_bytes;
-  j["logits_bytes"] = b.logits_bytes;
-  j["fsdp_buffers_bytes"] = b.fsdp_buffers_bytes;
-  j["cuda_context_bytes"] = b.cuda_context_bytes;
-  j["nccl_buffers_bytes"] = b.nccl_buffers_bytes;
-  j["cuda_graphs_bytes"] = b.cuda_graphs_bytes;
-  j["fragmentation_bytes"] = b.fragmentation_bytes;
+  j.update(memory_parts_json(b));
   j["peak_bytes"] = b.peak_bytes;
   j["capacity_bytes"] = b.capacity_bytes;
   j["headroom_bytes"] = b.capacity_bytes - b.peak_bytes;
@@ -28,19 +19,7 @@ Json memory_json(const MemoryBreakdown& b) {
 }
 
 Json time_json(const TimeBreakdown& b) {
-  Json j;
-  j["gemm_s"] = b.gemm_s;
-  j["attention_s"] = b.attention_s;
-  j["memory_bound_s"] = b.memory_bound_s;
-  j["recompute_s"] = b.recompute_s;
-  j["tp_comm_s"] = b.tp_comm_s;
-  j["cp_comm_s"] = b.cp_comm_s;
-  j["ep_comm_s"] = b.ep_comm_s;
-  j["pp_p2p_s"] = b.pp_p2p_s;
-  j["bubble_s"] = b.bubble_s;
-  j["dp_comm_s"] = b.dp_comm_s;
-  j["optimizer_s"] = b.optimizer_s;
-  j["overhead_s"] = b.overhead_s;
+  Json j = time_parts_json(b);
   j["step_time_s"] = b.step_time_s;
   j["microbatch_s"] = b.microbatch_s;
   j["microbatches"] = b.microbatches;
