@@ -245,8 +245,13 @@ RecipeCandidate recipe_candidate(const Catalog& catalog, const RecipeSetup& s) {
 
 // --- the command ---------------------------------------------------------------------------------
 
+bool Recommendation::known_issue(const Finding& f) const {
+  return std::any_of(known_issues.begin(), known_issues.end(), [&](const auto& k) { return k.first == f.rule_id; });
+}
+
 bool Recommendation::rules_reject() const {
-  return std::any_of(pitfalls.begin(), pitfalls.end(), [](const Finding& f) { return f.severity == Severity::kError; });
+  return std::any_of(pitfalls.begin(), pitfalls.end(),
+                     [&](const Finding& f) { return f.severity == Severity::kError && !known_issue(f); });
 }
 
 int Recommendation::exit_code() const {

@@ -79,6 +79,8 @@ void print_prediction(const Recommendation& r, std::ostream& out) {
     kv(out, "vs plan", fmt::format("the planner's best is {}: {} tokens/s/GPU, {}; {}", layout_summary(p.layout),
                                    grouped(p.estimate.tokens_per_s_per_gpu), ratio, diff));
     if (!p.note.empty()) kv(out, "", p.note);
+    if (!e.fits() && p.estimate.fits())
+      kv(out, "", "the resized recipe does not fit but the planner's layout does: start from it (`recipebook plan`)");
   } else if (!p.note.empty()) {
     kv(out, "vs plan", p.note);
   }
@@ -160,6 +162,7 @@ void print_recommendation(const Recommendation& r, const Context& ctx) {
   for (const auto& f : r.pitfalls) {
     out << fmt::format("  {} [{}] {}", severity_name(f.severity), f.rule_id, f.message);
     if (!f.fix.empty()) out << " (fix: " << f.fix << ")";
+    if (r.known_issue(f)) out << " [a known issue of the record: its source may set other values at run time]";
     out << "\n";
   }
 
@@ -276,10 +279,12 @@ Json recommendation_json(const Recommendation& r) {
     pl["tokens_per_s_per_gpu"] = r.plan.estimate.tokens_per_s_per_gpu;
     pl["ratio"] = r.plan.ratio;
     pl["differences"] = r.plan.differences;
+    pl["fits"] = r.plan.estimate.fits();
   }
   Json& pf = j["pitfalls"] = Json::array();
   for (const auto& f : r.pitfalls)
-    pf.push_back({{"rule", f.rule_id}, {"severity", severity_name(f.severity)}, {"message", f.message}, {"fix", f.fix}});
+    pf.push_back({{"rule", f.rule_id}, {"severity", severity_name(f.severity)}, {"message", f.message}, {"fix", f.fix},
+                  {"known_issue", r.known_issue(f)}});
   Json& cmd = j["command"];
   cmd["framework"] = r.command.framework;
   cmd["argv"] = r.command.verbatim.empty() ? Json(r.command.argv()) : Json::array();

@@ -129,7 +129,7 @@ std::string Change::text() const {
 }
 
 Resized resize(const ResizeInputs& in, const ResizeFrom& from, const ResizeTo& to) {
-  State s{in, to, from.layout, {}, {}, 0, 0, {}, {}};
+  State s{in, to, from.layout, {}, {}, 0, 0, {}, {}, {}};
   s.c.gpus = to.gpus;
   s.c.gpus_per_node = to.gpus_per_node;
   s.limit = nvlink_limit(*in.hardware, to.gpus_per_node);
@@ -142,6 +142,18 @@ Resized resize(const ResizeInputs& in, const ResizeFrom& from, const ResizeTo& t
     s.notes.push_back("the recipe does not record EP: starting from EP 1");
   }
   if (!s.moe()) l.ep = 1, l.etp = 1;
+  // A recorded first/last-stage split that does not fit this model's layers (a recipe of another
+  // model of the family) is dropped: the split is recomputed for the layers at hand.
+  if (l.first_stage_layers > 0 || l.last_stage_layers > 0) {
+    const int rest = s.layers() - l.first_stage_layers - l.last_stage_layers;
+    const bool fits_split = l.pp >= 2 && rest >= 0 && (l.pp == 2 ? rest == 0 : rest > 0 && rest % (l.pp - 2) == 0);
+    if (!fits_split) {
+      s.notes.push_back("the recorded first/last-stage split (" + num(l.first_stage_layers) + "/" + num(l.last_stage_layers) +
+                        " layers) does not fit the " + num(s.layers()) + " layers over PP " + num(l.pp) + ": recomputed");
+      l.first_stage_layers = 0;
+      l.last_stage_layers = 0;
+    }
+  }
   if (from.mode != to.mode)
     s.change("mode", std::string(mode_name(from.mode)), std::string(mode_name(to.mode)),
              "the closest recipe is a " + std::string(mode_name(from.mode)) + " recipe; the layout is sized for " +
@@ -176,6 +188,17 @@ Resized resize(const ResizeInputs& in, const ResizeFrom& from, const ResizeTo& t
   if (from.seq > 0 && seq != from.seq) s.change("seq", num(from.seq), num(seq), "asked for", "--seq");
 
   // 3. TP, then CP for the sequence, then the GPU count
+  // Rules the recipe breaks as recorded, on its own GPUs, sequence and batch.
+  {
+    Layout own = modelled_layout(s.layers(), l);
+    Cluster c0{from.gpus > 0 ? from.gpus : to.gpus, 0};
+    own.dp = own.model_parallel() > 0 ? std::max(1, c0.gpus / own.model_parallel()) : 1;
+    own.sp = own.sp && own.tp > 1;
+    Workload w0 = s.w;
+    w0.seq = seq0;
+    w0.gbs = from.gbs > 0 ? from.gbs : static_cast<int64_t>(own.mbs) * own.dp;
+    s.baseline_errors = error_rules(*in.rules, w0, c0, own);
+  }
   resize_tp(s);
   resize_cp(s, seq0, seq);
   resize_to_gpus(s, seq);

@@ -30,6 +30,7 @@ struct State {
   int limit = 0;           // NVLink limit for TP
   std::vector<Change> changes;
   std::vector<std::string> notes;
+  std::vector<std::string> baseline_errors;  // error rules the recipe breaks as recorded (not held against resizing)
 
   [[nodiscard]] int gpus() const { return c.gpus; }
   [[nodiscard]] int layers() const { return in.rules->layers; }
@@ -49,6 +50,8 @@ Workload workload_for(const State& s, const Layout& l);
 // The estimate and the fast rule check of a candidate (on its modelled layout).
 Estimate eval(const State& s, Layout l);
 bool allowed(const State& s, Layout l);
+// The error rule ids check_layout reports (no record facts).
+std::vector<std::string> error_rules(const PreparedRuleModel& pm, const Workload& w, const Cluster& c, const Layout& l);
 bool ep_fits(const State& s, const Layout& l, int ep, int etp);
 // EP (and ETP) down to what the stage's GPUs and the experts allow, with the change recorded.
 void fix_ep(State& s);

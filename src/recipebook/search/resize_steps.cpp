@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "recipebook/rules/check_layout.hpp"
 #include "recipebook/rules/valid_degrees.hpp"
@@ -37,7 +38,23 @@ bool allowed(const State& s, Layout l) {
   settle(s, l);
   if (s.gpus() % l.model_parallel() != 0) return false;
   const Workload w = workload_for(s, l);
-  return layout_allowed(*s.in.rules, w, s.c, modelled_layout(s.layers(), l), nullptr);
+  const Layout m = modelled_layout(s.layers(), l);
+  if (layout_allowed(*s.in.rules, w, s.c, m, nullptr)) return true;
+  if (s.baseline_errors.empty()) return false;
+  // The recipe as recorded already breaks some rules (a static read of its source, for one): those
+  // are reported at the end, not held against every resized candidate.
+  for (const Finding& f : check_layout(*s.in.rules, w, s.c, m, RecordFacts{}))
+    if (f.severity == Severity::kError &&
+        std::find(s.baseline_errors.begin(), s.baseline_errors.end(), f.rule_id) == s.baseline_errors.end())
+      return false;
+  return true;
+}
+
+std::vector<std::string> error_rules(const PreparedRuleModel& pm, const Workload& w, const Cluster& c, const Layout& l) {
+  std::vector<std::string> out;
+  for (const Finding& f : check_layout(pm, w, c, l, RecordFacts{}))
+    if (f.severity == Severity::kError) out.push_back(f.rule_id);
+  return out;
 }
 
 // EP·ETP must divide TP·CP·DP = GPUs / PP (Megatron-Core parallel_state), and EP the experts.
@@ -158,6 +175,7 @@ void resize_to_gpus(State& s, int64_t seq) {
   const PreparedRuleModel& pm = *s.in.rules;
   struct Best {
     Layout l;
+    bool allowed = false;
     bool fits = false;
     double score = 0;
   };
@@ -175,11 +193,14 @@ void resize_to_gpus(State& s, int64_t seq) {
         if (s.moe())
           for (int ep : ep_candidates(pm, l.ep))
             if (ep_fits(s, x, ep, x.etp)) x.ep = ep;
-        if (!allowed(s, x)) continue;
+        const bool ok = allowed(s, x);
+        if (!ok && (best && best->allowed)) continue;
         const Estimate e = eval(s, x);
         const bool fits = e.fits();
         const double score = fits ? -e.tokens_per_s_per_gpu : e.memory.worst.peak_bytes - e.memory.worst.capacity_bytes;
-        if (!best || (fits && !best->fits) || (fits == best->fits && score < best->score)) best = Best{x, fits, score};
+        // Rule-allowed first (a product that divides beats none at all), then fitting, then the score.
+        const auto key = [](bool a, bool f, double sc) { return std::tuple(!a, !f, sc); };
+        if (!best || key(ok, fits, score) < key(best->allowed, best->fits, best->score)) best = Best{x, ok, fits, score};
       }
   if (!best) return;
   const std::string why = "TP·PP·CP = " + num(mp0) + " does not divide the " + num(s.gpus()) + " GPUs; of the smaller degrees that do, this one " +
