@@ -8,6 +8,7 @@
 //
 //   cmake --preset release -B build/rel && cmake --build build/rel --target bench_agreement
 //   build/rel/bench/bench_agreement [--top K] [--threads N] [--worst N] [--filter TEXT] [--csv FILE]
+//   build/rel/bench/bench_agreement --recommend-timing   (seconds per `recommend` on seed 004's quick reference)
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -32,13 +34,57 @@ namespace {
 
 using namespace rb;
 
+double median(std::vector<double> v);
+
 struct Options {
   int top = 1000;  // candidates kept per search; a recipe below them ranks "> top"
   int threads = 2;
   int worst = 10;
   std::string filter;
   std::string csv;
+  bool recommend_timing = false;  // --recommend-timing: time `recommend` on seed 004's quick reference instead
 };
+
+// `recommend` on the rows of seed 004's "Quick Reference" (tests/recommend_test.cpp has the same
+// rows): wall time per request, the catalog loaded once.
+int recommend_timing(const Catalog& catalog) {
+  struct Ask {
+    const char* model;
+    const char* mode;
+    int gpus;
+    int64_t seq;
+  };
+  const Ask asks[] = {{"llama3-8b", "sft", 2, 0},        {"llama3-8b", "sft", 8, 0},          {"qwen3-8b", "sft", 4, 0},
+                      {"llama3-8b", "peft", 1, 0},       {"qwen3-8b", "peft", 1, 0},          {"llama3-70b", "pretrain", 32, 0},
+                      {"llama3-70b", "pretrain", 64, 0}, {"qwen3-30b-a3b", "pretrain", 8, 0}, {"qwen3-235b-a22b", "pretrain", 256, 0},
+                      {"qwen3-235b-a22b", "pretrain", 512, 0}, {"llama3-8b", "pretrain", 16, 131072},
+                      {"gemma-3-12b", "sft", 4, 0},      {"gemma-3-27b", "sft", 8, 0}};
+  std::vector<double> times;
+  for (const Ask& a : asks) {
+    cli::RecommendOptions o;
+    o.model = a.model;
+    o.mode = a.mode;
+    o.gpu = "h100";
+    o.gpus = a.gpus;
+    o.seq = a.seq;
+    std::ostringstream out, err;
+    cli::Context ctx{out, err, {}, true, false};
+    std::vector<double> runs;
+    int rc = 0;
+    for (int i = 0; i < 3; ++i) {
+      out.str("");
+      const auto t0 = std::chrono::steady_clock::now();
+      rc = cli::run_recommend(o, ctx, catalog);
+      runs.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    times.push_back(median(runs));
+    std::cout << fmt::format("  {} {} on {} x h100{}: {:.3f} s (exit {})\n", a.model, a.mode, a.gpus,
+                             a.seq > 0 ? fmt::format(", seq {}", a.seq) : "", times.back(), rc);
+  }
+  std::cout << fmt::format("recommend, median of 3 per request: median {:.3f} s, slowest {:.3f} s (catalog load not included)\n",
+                           median(times), *std::max_element(times.begin(), times.end()));
+  return 0;
+}
 
 struct Row {
   std::string name;
@@ -110,8 +156,9 @@ Options parse(int argc, char** argv) {
     else if (a == "--worst") o.worst = std::stoi(next());
     else if (a == "--filter") o.filter = next();
     else if (a == "--csv") o.csv = next();
+    else if (a == "--recommend-timing") o.recommend_timing = true;
     else {
-      std::cerr << "usage: bench_agreement [--top K] [--threads N] [--worst N] [--filter TEXT] [--csv FILE]\n";
+      std::cerr << "usage: bench_agreement [--top K] [--threads N] [--worst N] [--filter TEXT] [--csv FILE] [--recommend-timing]\n";
       std::exit(2);
     }
   }
@@ -126,6 +173,12 @@ int main(int argc, char** argv) {
   if (!catalog) {
     std::cerr << catalog.error().str() << "\n";
     return 2;
+  }
+  if (opt.recommend_timing) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto again = Catalog::load();
+    std::cout << fmt::format("catalog load: {:.3f} s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    return recommend_timing(*again);
   }
   std::map<std::string, int> skipped;
   std::vector<Row> rows;
