@@ -42,7 +42,8 @@ struct Options {
   int worst = 10;
   std::string filter;
   std::string csv;
-  bool recommend_timing = false;  // --recommend-timing: time `recommend` on seed 004's quick reference instead
+  bool recommend_timing = false;
+  bool verbose = false;  // --verbose: every step-time part of the worst cases, recipe vs plan  // --recommend-timing: time `recommend` on seed 004's quick reference instead
 };
 
 // `recommend` on the rows of seed 004's "Quick Reference" (tests/recommend_test.cpp has the same
@@ -99,6 +100,7 @@ struct Row {
   double measured_tps = 0;
   std::string reason;
   std::string top_part;  // the step-time part the recipe loses most on against the plan's best
+  std::string parts;     // every part, recipe vs plan (for --verbose)
   double seconds = 0;
 };
 
@@ -157,8 +159,9 @@ Options parse(int argc, char** argv) {
     else if (a == "--filter") o.filter = next();
     else if (a == "--csv") o.csv = next();
     else if (a == "--recommend-timing") o.recommend_timing = true;
+    else if (a == "--verbose") o.verbose = true;
     else {
-      std::cerr << "usage: bench_agreement [--top K] [--threads N] [--worst N] [--filter TEXT] [--csv FILE] [--recommend-timing]\n";
+      std::cerr << "usage: bench_agreement [--top K] [--threads N] [--worst N] [--filter TEXT] [--csv FILE] [--recommend-timing] [--verbose]\n";
       std::exit(2);
     }
   }
@@ -248,6 +251,10 @@ int main(int argc, char** argv) {
         row.ratio = re.tokens_per_s_per_gpu > 0 ? row.best_tps / re.tokens_per_s_per_gpu : 0;
         row.reason = why(l, re, best.layout, best.estimate);
         row.top_part = top_part(re, best.estimate);
+        const auto a = parts(re.time), b = parts(best.estimate.time);
+        for (size_t i = 0; i < a.size(); ++i)
+          if (a[i].second > 0 || b[i].second > 0) row.parts += fmt::format("{} {:.2f}/{:.2f} ", a[i].first, a[i].second, b[i].second);
+        row.parts += fmt::format("| peak {} / {}", format_bytes(re.memory.worst.peak_bytes), format_bytes(best.estimate.memory.worst.peak_bytes));
       }
     }
     rows.push_back(std::move(row));
@@ -313,6 +320,7 @@ int main(int argc, char** argv) {
     std::cout << fmt::format("  {} ({} x {}): rank {}{}, {:.2f}x, {:.0f}{}\n      {}\n", row.name, row.gpus, row.gpu,
                              row.rank > opt.top ? ">" : "", std::min(row.rank, opt.top), row.ratio, row.recipe_tps,
                              row.measured_tps > 0 ? fmt::format(" [{:.0f}]", row.measured_tps) : "", row.reason);
+    if (opt.verbose) std::cout << "      s/step recipe/plan: " << row.parts << "\n";
   }
   std::cout << "\nnot ranked:\n";
   for (const Row& row : rows)
