@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <set>
 #include <ostream>
 #include <thread>
 
@@ -309,9 +310,19 @@ int run_recommend(const RecommendOptions& opts, const Context& ctx, const Catalo
   std::vector<RecipeSetup> setups;
   std::vector<RecipeCandidate> cands;
   setups.reserve(catalog.recipes().size());
+  // Megatron-Bridge entry points that are current recipes (the library and performance records).
+  std::set<std::string> current;
+  for (const RecipeEntry& e : catalog.recipes())
+    if (e.recipe.kind == RecipeKind::kLibrary || e.recipe.kind == RecipeKind::kPerformance)
+      current.insert(e.recipe.entry_point.empty() ? e.recipe.name : e.recipe.entry_point);
   for (const RecipeEntry& e : catalog.recipes()) {
     setups.push_back(recipe_setup(catalog, e));
     cands.push_back(recipe_candidate(catalog, setups.back()));
+    const Recipe& rec = setups.back().recipe;
+    if (rec.framework == "megatron-bridge")
+      cands.back().runnable = current.count(rec.entry_point.empty() ? rec.name : rec.entry_point) > 0;
+    else
+      cands.back().runnable = node_at(e.tree, "run") != nullptr;
   }
   const auto ranked = rank_recipes(req, cands);
   if (ranked.empty()) return report(ctx, Error{"the catalog has no recipes", {"--catalog"}});

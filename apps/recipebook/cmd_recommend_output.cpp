@@ -217,6 +217,7 @@ Json recommendation_json(const Recommendation& r) {
   rj["match"] = {{"model", std::string(model_match_name(s.model))}, {"size_distance", s.size_distance},
                  {"mode_differs", s.mode_differs}, {"gpu_distance", s.gpu_distance},
                  {"precision_differs", s.precision_differs}, {"seq_distance", s.seq_distance},
+                 {"not_runnable", s.not_runnable},
                  {"layout_unknown", s.layout_unknown}, {"unmeasured", s.unmeasured}, {"variant", s.variant},
                  {"count_distance", s.count_distance}};
   rj["reasons"] = r.reasons;

@@ -82,7 +82,7 @@ double gpu_distance(const GpuFacts& want, const GpuFacts& have) {
 bool score_less(const MatchScore& a, const MatchScore& b) {
   auto key = [](const MatchScore& s) {
     return std::tuple(static_cast<int>(s.model), s.size_distance, s.mode_differs, s.gpu_distance, s.precision_differs,
-                      s.seq_distance, s.layout_unknown, s.unmeasured, s.variant, s.count_distance);
+                      s.seq_distance, s.not_runnable, s.layout_unknown, s.unmeasured, s.variant, s.count_distance);
   };
   return key(a) < key(b);
 }
@@ -107,6 +107,7 @@ MatchScore match_score(const MatchRequest& req, const RecipeCandidate& c) {
   const Precision want = req.precision.value_or(Precision::kBf16);
   s.precision_differs = c.precision.value_or(Precision::kBf16) != want;
   s.seq_distance = seq_distance(req.seq, c.seq);
+  s.not_runnable = !c.runnable;
   s.layout_unknown = !c.layout_known;
   s.unmeasured = !c.measured;
   s.variant = c.variant;
@@ -150,6 +151,7 @@ std::vector<std::string> match_reasons(const MatchRequest& req, const RecipeCand
   out.push_back(s.gpu_distance == 0 ? "same GPU" : "nearest GPU: " + gpu_words(c.gpu) + " for " + gpu_words(req.gpu));
   if (c.precision) out.push_back("precision " + std::string(precision_name(*c.precision)));
   if (c.seq > 0) out.push_back("sequence " + num(c.seq));
+  if (!c.runnable) out.push_back("its entry point is not a current recipe");
   if (!c.layout_known) out.push_back("layout not recorded");
   if (c.measured) out.push_back("measured");
   out.push_back(num(c.gpus) + (c.gpus == 1 ? " GPU" : " GPUs") + (c.gpus == req.gpus ? "" : " (asked " + num(req.gpus) + ")"));

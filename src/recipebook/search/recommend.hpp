@@ -10,8 +10,9 @@
 //   3. GPU: the same GPU, else the nearest by memory and generation (gpu_distance);
 //   4. precision: the one asked for (bf16 when none is asked);
 //   5. sequence: the recipe's sequence nearest the one asked (<= 8K when none is asked);
-//   6. a recorded layout; 7. measured throughput; 8. no special-purpose variant;
-//   9. GPU count nearest the user's; then the shorter name (the plain recipe), then the name.
+//   6. a command that runs today (a verification card may name a recipe Megatron-Bridge renamed);
+//   7. a recorded layout; 8. measured throughput; 9. no special-purpose variant;
+//   10. GPU count nearest the user's; then the shorter name (the plain recipe), then the name.
 #pragma once
 
 #include <cstddef>
@@ -59,6 +60,7 @@ struct RecipeCandidate {
   int64_t seq = 0;                      // 0 = not recorded
   std::optional<Precision> precision;   // nullopt = not recorded
   bool layout_known = false;
+  bool runnable = true;                 // its entry point is a current recipe (or it records its own command)
   bool measured = false;                // a result or a current measurement
   bool variant = false;                 // a special-purpose variant (deterministic, fsdp, mock, ...)
 };
@@ -79,6 +81,7 @@ struct MatchScore {
   double gpu_distance = 0;
   bool precision_differs = false;
   double seq_distance = 0;    // |log2(seq ratio)|
+  bool not_runnable = false;
   bool layout_unknown = false;
   bool unmeasured = false;
   bool variant = false;

@@ -114,28 +114,27 @@ void resize_cp(State& s, int64_t seq0, int64_t seq) {
   Layout& l = s.l;
   const std::vector<int> cands = cp_candidates(*s.in.rules, seq, l.tp, l.tp > 1, std::max(s.gpus(), l.cp));
   const bool valid = std::find(cands.begin(), cands.end(), l.cp) != cands.end();
-  if (seq == seq0 && valid) return;
-  if (seq == seq0) {  // the sequence stays, but TP changed: the largest CP below that splits it
-    int cp = 1;
-    for (int c : cands)
-      if (c <= l.cp) cp = c;
-    s.change("cp", num(l.cp), num(cp),
-             "CP must split the sequence " + num(seq) + " into 2 x CP chunks (and TP x CP with SP)",
-             "Megatron-Core; REFERENCES.md C");
-    l.cp = cp;
-    return;
-  }
   const double per_rank0 = static_cast<double>(seq0) / l.cp;
-  const double want = std::max(1.0, static_cast<double>(seq) / per_rank0);
+  // Up to 8K the recipe's CP stays (seed 004: "<= 8K: default recipes work"); beyond, CP keeps the
+  // tokens per CP rank near the recipe's and at least 8K (its *_16k/_64k/_128k recipes hold 8K-16K).
+  const bool resize = seq != seq0 && (seq > kLongContextSeq || l.cp > 1);
+  if (!resize && valid) return;
+  double want = l.cp;
+  if (resize) want = std::max(1.0, static_cast<double>(seq) / std::max(per_rank0, static_cast<double>(kLongContextSeq)));
   int best = 1;
   double best_d = std::numeric_limits<double>::max();
   for (int cp : cands) {
     const double d = std::fabs(std::log2(cp / want));
     if (d < best_d - 1e-9 || (std::fabs(d - best_d) <= 1e-9 && cp > best)) best = cp, best_d = d;
   }
-  std::string reason = "sequence " + num(seq0) + " -> " + num(seq) + ": CP " + num(best) + " keeps about " +
-                       num(seq / best) + " tokens per CP rank (the recipe has " +
-                       num(static_cast<int64_t>(per_rank0)) + ")";
+  if (!resize) {  // the sequence's CP stays, but TP changed: the nearest CP that splits it
+    s.change("cp", num(l.cp), num(best), "CP must split the sequence " + num(seq) + " into 2 x CP chunks (and TP x CP with SP)",
+             "Megatron-Core; REFERENCES.md C");
+    l.cp = best;
+    return;
+  }
+  std::string reason = "sequence " + num(seq0) + " -> " + num(seq) + ": CP " + num(best) + " gives about " + num(seq / best) +
+                       " tokens per CP rank (the recipe has " + num(static_cast<int64_t>(per_rank0)) + ", at least 8K kept)";
   if (seq > kLongContextSeq && best > 1) reason += "; long context needs CP";
   s.change("cp", num(l.cp), num(best), reason, "seed 004 rule 6");
   l.cp = best;
