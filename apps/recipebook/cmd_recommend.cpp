@@ -37,12 +37,17 @@ int64_t variant_seq(const std::string& v) {
   return std::stoll(v.substr(i, v.size() - 1 - i)) * 1024;
 }
 
+bool vl_recipe(const Recipe& r) {
+  for (const std::string& s : {r.name, r.entry_point})
+    if (s.find("_vl_") != std::string::npos || s.rfind("vl_", 0) == 0) return true;
+  return false;
+}
+
 // The dataset run_recipe.py gets (REFERENCES.md E lists its names): mock data for pretraining, SQuAD
 // for text fine-tuning, CORD-v2 (images) for a vision-language model.
 std::string default_dataset(Mode mode, const Model& m, const RecipeSetup& s) {
   if (mode == Mode::kPretrain) return "mock";
-  const bool vlm = m.vision.layers > 0 || s.recipe.entry_point.find("_vl_") != std::string::npos ||
-                   s.recipe.name.find("_vl_") != std::string::npos;
+  const bool vlm = m.vision.layers > 0 || vl_recipe(s.recipe);
   return vlm ? "cord-v2" : "squad";
 }
 
@@ -195,6 +200,7 @@ ModelFacts model_facts(const Catalog& catalog, const Model& m) {
   f.name = m.name;
   f.family = m.family;
   f.has_architecture = m.has_architecture;
+  f.vision = m.vision.layers > 0;
   if (m.has_architecture) {
     f.params = static_cast<double>(count_params(m).total);
     f.moe = m.is_moe() ? 1 : 0;
@@ -233,6 +239,9 @@ RecipeCandidate recipe_candidate(const Catalog& catalog, const RecipeSetup& s) {
   c.framework = r.framework;
   if (s.model) c.model = model_facts(catalog, *s.model);
   else c.model.name = r.model;
+  // A vision-language recipe: the model has a vision tower, or the recipe is Bridge's *_vl_* one
+  // (as the rules' RB-VLM-NO-IMAGES reads it).
+  c.model.vision = c.model.vision || vl_recipe(r);
   if (s.hardware) c.gpu = gpu_facts(*s.hardware);
   else c.gpu.name = r.gpu;
   c.gpus = r.gpus;

@@ -214,7 +214,8 @@ Json recommendation_json(const Recommendation& r) {
   rj["layout"] = r.setup.layout_known ? layout_json(rec.layout) : Json(nullptr);
   rj["measured_tokens_per_s_per_gpu"] = r.measured_tokens_per_s > 0 ? Json(r.measured_tokens_per_s) : Json(nullptr);
   const MatchScore& s = r.score;
-  rj["match"] = {{"model", std::string(model_match_name(s.model))}, {"size_distance", s.size_distance},
+  rj["match"] = {{"model", std::string(model_match_name(s.model))}, {"modality_differs", s.modality_differs},
+                 {"size_distance", s.size_distance},
                  {"mode_differs", s.mode_differs}, {"gpu_distance", s.gpu_distance},
                  {"precision_differs", s.precision_differs}, {"seq_distance", s.seq_distance},
                  {"not_runnable", s.not_runnable},

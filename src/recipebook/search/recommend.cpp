@@ -81,7 +81,7 @@ double gpu_distance(const GpuFacts& want, const GpuFacts& have) {
 
 bool score_less(const MatchScore& a, const MatchScore& b) {
   auto key = [](const MatchScore& s) {
-    return std::tuple(static_cast<int>(s.model), s.size_distance, s.mode_differs, s.gpu_distance, s.precision_differs,
+    return std::tuple(static_cast<int>(s.model), s.modality_differs, s.size_distance, s.mode_differs, s.gpu_distance, s.precision_differs,
                       s.seq_distance, s.not_runnable, s.layout_unknown, s.unmeasured, s.variant, s.count_distance);
   };
   return key(a) < key(b);
@@ -101,6 +101,7 @@ MatchScore match_score(const MatchRequest& req, const RecipeCandidate& c) {
     else
       s.model = ModelMatch::kOther;
     s.size_distance = sizes ? log_ratio(c.model.params, req.model.params) : kUnknownSizeDistance;
+    s.modality_differs = c.model.vision != req.model.vision;
   }
   s.mode_differs = c.mode != req.mode;
   s.gpu_distance = gpu_distance(req.gpu, c.gpu);
@@ -145,6 +146,8 @@ std::vector<std::string> match_reasons(const MatchRequest& req, const RecipeCand
       break;
     case ModelMatch::kOther: out.push_back("no recipe of this family or kind; nearest by size: " + c.model.name + sizes); break;
   }
+  if (s.modality_differs)
+    out.push_back(req.model.vision ? "a text recipe for a vision-language model" : "a vision-language recipe for a text model");
   out.push_back(s.mode_differs ? "mode " + std::string(mode_name(c.mode)) + " (no closer " +
                                      std::string(mode_name(req.mode)) + " recipe)"
                                : "same mode");

@@ -5,7 +5,8 @@
 //
 // The order (lexicographic, lower is better; MatchScore):
 //   1. model: the same model, else the same family by nearest parameter count, else a model of the
-//      same kind (dense or MoE) by nearest size, else any model by size;
+//      same kind (dense or MoE) by nearest size, else any model by size; another model's recipe of
+//      the same modality (text, or vision-language) first;
 //   2. mode: the same mode (pretrain / sft / peft) first;
 //   3. GPU: the same GPU, else the nearest by memory and generation (gpu_distance);
 //   4. precision: the one asked for (bf16 when none is asked);
@@ -38,6 +39,7 @@ struct ModelFacts {
   double params = 0;   // total parameters; 0 = unknown
   int moe = -1;        // 1 MoE, 0 dense, -1 unknown
   bool has_architecture = false;
+  bool vision = false;  // a vision-language model (or its recipes are)
 };
 
 // A GPU as matching sees it.
@@ -76,6 +78,7 @@ struct MatchRequest {
 
 struct MatchScore {
   ModelMatch model = ModelMatch::kOther;
+  bool modality_differs = false;  // a vision-language recipe for a text model, or the reverse
   double size_distance = 0;   // |ln(params ratio)|; 0 for the same model
   bool mode_differs = false;
   double gpu_distance = 0;

@@ -82,6 +82,15 @@ TEST(RecommendMatch, AnotherFamilyOfTheSameKind) {
             "dense");
 }
 
+TEST(RecommendMatch, SameModalityBeforeSize) {
+  // A text MoE borrows a text recipe before a vision-language one nearer in size.
+  const auto req = request(model("", "mixtral", 46.7e9, 1), Mode::kPretrain, "h100", 16);
+  ModelFacts vl = model("Qwen3.5-35B-A3B", "qwen3_5_moe", 34.7e9, 1);
+  vl.vision = true;
+  const ModelFacts text = model("Qwen3-235B-A22B", "qwen3_moe", 235e9, 1);
+  EXPECT_EQ(best(req, {cand("vl", vl, Mode::kPretrain, "h100", 16), cand("text", text, Mode::kPretrain, "h100", 16)}), "text");
+}
+
 TEST(RecommendMatch, SameModeFirst) {
   const auto req = request(kLlama8, Mode::kPeft, "h100", 1);
   EXPECT_EQ(best(req, {cand("sft", kLlama8, Mode::kSft, "h100", 1), cand("peft", kLlama8, Mode::kPeft, "h100", 8)}), "peft");
@@ -119,13 +128,17 @@ TEST(RecommendMatch, SequenceVariant) {
 
 TEST(RecommendMatch, RecordedLayoutThenMeasuredThenCount) {
   const auto req = request(kLlama8, Mode::kPretrain, "h100", 8);
+  RecipeCandidate renamed = cand("renamed", kLlama8, Mode::kPretrain, "h100", 8);
+  renamed.runnable = false;
+  renamed.measured = true;
   RecipeCandidate unknown = cand("unknown", kLlama8, Mode::kPretrain, "h100", 8);
   unknown.layout_known = false;
   unknown.measured = true;
   RecipeCandidate measured = cand("measured", kLlama8, Mode::kPretrain, "h100", 64);
   measured.measured = true;
   const RecipeCandidate near = cand("near", kLlama8, Mode::kPretrain, "h100", 8);
-  EXPECT_EQ(best(req, {unknown, near}), "near") << "a recorded layout first";
+  EXPECT_EQ(best(req, {renamed, unknown}), "unknown") << "a command that runs first";
+  EXPECT_EQ(best(req, {unknown, near}), "near") << "then a recorded layout";
   EXPECT_EQ(best(req, {near, measured}), "measured") << "then measured";
   EXPECT_EQ(best(req, {cand("far", kLlama8, Mode::kPretrain, "h100", 64), near}), "near") << "then the count";
 }

@@ -29,6 +29,41 @@ std::string recompute_label(const Layout& l) {
   return std::string(recompute_name(l.recompute));
 }
 
+// Recompute modules and CUDA-graph scopes that need layers this model does not have (a recipe of
+// another model of the family or kind): dropped, as RB-RECOMPUTE-MODULE and RB-CUDA-GRAPH-SCOPE ask.
+void fit_features(State& s) {
+  Layout& l = s.l;
+  const PreparedRuleModel& pm = *s.in.rules;
+  const std::string who = pm.model->name;
+  if (l.recompute == Recompute::kSelective && l.recompute_modules != 0) {
+    uint32_t bad = 0;
+    if (pm.mla_layers == 0) bad |= kRcMlaUpProj;
+    if (pm.moe_layers == 0) bad |= kRcMoeAct | kRcMoe | kRcSharedExperts;
+    if (pm.model->moe.shared_experts == 0) bad |= kRcSharedExperts;
+    if (pm.gdn_layers == 0) bad |= kRcGdnNormOut;
+    bad &= l.recompute_modules;
+    if (bad != 0) {
+      Layout x = l;
+      x.recompute_modules &= ~bad;
+      if (x.recompute_modules == 0) x.recompute_modules = kRcDefault;
+      s.change("recompute", recompute_label(l), recompute_label(x),
+               recompute_modules_str(bad) + " need layers " + who + " does not have", "RB-RECOMPUTE-MODULE");
+      l = x;
+    }
+  }
+  if (l.cuda_graph != CudaGraph::kNone && l.cuda_graph_scope != 0) {
+    uint32_t bad = 0;
+    if (pm.mamba_layers == 0) bad |= kCgMamba;
+    if (pm.moe_layers == 0) bad |= kCgMoe | kCgMoeRouter | kCgMoePreprocess;
+    if (pm.dense_ffn_layers == 0) bad |= kCgMlp;
+    bad &= l.cuda_graph_scope;
+    if (bad != 0 && (l.cuda_graph_scope & ~bad) != 0) {
+      s.notes.push_back("CUDA-graph scope modules this model has no layers for are dropped (" + who + ")");
+      l.cuda_graph_scope &= ~bad;
+    }
+  }
+}
+
 // Step 7: one memory remedy, in seed 004's order; false when none applies.
 bool memory_remedy(State& s, const Estimate& e, int64_t seq) {
   Layout& l = s.l;
@@ -159,6 +194,9 @@ Resized resize(const ResizeInputs& in, const ResizeFrom& from, const ResizeTo& t
              "the closest recipe is a " + std::string(mode_name(from.mode)) + " recipe; the layout is sized for " +
                  std::string(mode_name(to.mode)),
              "seed 004 decision tree");
+
+  // Features of a recipe borrowed from another model that this model lacks the layers for.
+  fit_features(s);
 
   // 1. precision
   if (!from.precision_known && !to.precision) s.notes.push_back("the recipe does not record its precision: bf16");

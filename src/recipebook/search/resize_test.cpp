@@ -239,6 +239,19 @@ TEST(Resize, UnknownLayoutStartsFromOne) {
   expect_consistent(f, r, 32);
 }
 
+TEST(Resize, BorrowedFeaturesFitTheModel) {
+  // A Qwen3.5 recipe's gdn_norm_out and moe_act recompute modules mean nothing for a dense Llama.
+  const Fixture f(test::llama3_8b(), test::h100());
+  Layout l = layout(1, 1, 1);
+  l.recompute = Recompute::kSelective;
+  l.recompute_modules = kRcCoreAttn | kRcGdnNormOut | kRcMoeAct;
+  const Resized r = f.run(recipe(l, 8, 4096, 128), cluster(8));
+  EXPECT_EQ(r.layout.recompute_modules, static_cast<uint32_t>(kRcCoreAttn));
+  const Change* rc = find_change(r, "recompute");
+  ASSERT_NE(rc, nullptr);
+  EXPECT_EQ(rc->rule, "RB-RECOMPUTE-MODULE");
+}
+
 TEST(Resize, ConsistentOverManyClusters) {
   const Fixture dense(test::llama3_70b(), test::h100());
   const Fixture moe(test::qwen3_30b_a3b(), test::h100());
