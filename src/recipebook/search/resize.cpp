@@ -142,12 +142,23 @@ bool memory_remedy(State& s, const Estimate& e, int64_t seq) {
   return false;
 }
 
-// One line per field and reason: successive changes of a field for the same rule (TP 1 -> 2 -> 4)
-// become one (TP 1 -> 4) at the place of the first, with its reason; a net no-change is dropped.
+// A reason without its figures: "the layout does not fit (peak . GiB > . GiB): TP is raised before PP".
+std::string reason_kind(const std::string& r) {
+  std::string out;
+  for (char c : r)
+    if (c < '0' || c > '9') out += c;
+  return out;
+}
+
+// One line per field and reason: successive changes of a field for the same reason (TP 1 -> 2 -> 4
+// for memory) become one (TP 1 -> 4) at the place of the first, with its reason; a net no-change is
+// dropped.
 std::vector<Change> compact(std::vector<Change> in) {
   std::vector<Change> out;
   for (auto& c : in) {
-    auto same = std::find_if(out.begin(), out.end(), [&](const Change& o) { return o.field == c.field && o.rule == c.rule; });
+    auto same = std::find_if(out.begin(), out.end(), [&](const Change& o) {
+      return o.field == c.field && o.rule == c.rule && reason_kind(o.reason) == reason_kind(c.reason);
+    });
     if (same != out.end()) same->to = c.to;
     else out.push_back(std::move(c));
   }
