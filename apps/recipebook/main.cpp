@@ -326,7 +326,9 @@ void add_recommend(CLI::App& app, Action& action) {
   cmd->add_option("--seq", o->seq, "Sequence length (default: the recipe's)");
   cmd->add_option("--gbs", o->gbs, "Global batch (default: the recipe's)");
   cmd->add_option("--precision", o->precision, "Precision (default: the recipe's)");
-  cmd->add_option("--dataset", o->dataset, "Dataset for the command (default: mock for pretrain, squad for SFT)");
+  cmd->add_option("--dataset", o->dataset,
+                  "Dataset for the command (default: mock for pretraining, squad for SFT/PEFT, cord-v2 for "
+                  "vision-language recipes; none for performance recipes, which reject --dataset)");
   cmd->add_option("--alternatives", o->alternatives, "Also name the next N matching recipes")->capture_default_str();
   cmd->add_flag_callback("--no-compare", [o] { o->compare = false; }, "Skip the comparison with plan's best layout");
   cmd->add_option("--threads", o->threads, "Planner threads (0 = one per core)");
@@ -335,7 +337,9 @@ void add_recommend(CLI::App& app, Action& action) {
       "  recipebook recommend --model Qwen/Qwen3-30B-A3B --gpu h100 --gpus 16 --mode sft --seq 8192\n"
       "  recipebook recommend --model llama3-70b --gpu h100 --gpus 64 --mode pretrain\n"
       "  recipebook recommend --model Llama-3-8B --gpu h100 --gpus 1 --mode peft\n"
-      "  recipebook recommend --model ./config.json --gpu b200 --gpus 8 --mode sft --json");
+      "  recipebook recommend --model ./config.json --gpu b200 --gpus 8 --mode sft --json\n"
+      "Exit codes: 0 a recommendation that fits (or a model that cannot be sized, said so), 1 the resized layout\n"
+      "does not fit or a rule rejects it, 2 usage or input errors.");
   cmd->callback([o, &action] {
     action = [o](const Context& ctx) { return rb::cli::run_recommend(*o, ctx); };
   });
