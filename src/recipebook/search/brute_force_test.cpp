@@ -53,7 +53,8 @@ void shrink(const Model& m, PlanRequest& req, uint64_t limit) {
         if (req.fixed.recompute.empty()) req.fixed.recompute = {{Recompute::kNone, 0}, {Recompute::kFull, 0}};
         break;
       case 4:
-        if (req.fixed.precisions.size() > 1) req.fixed.precisions.resize(1);
+        // erase, not resize(1): GCC 12 -O2 warns falsely (-Warray-bounds) on resize of a vector of enums.
+        if (req.fixed.precisions.size() > 1) req.fixed.precisions.erase(req.fixed.precisions.begin() + 1, req.fixed.precisions.end());
         break;
       case 5:
         if (!req.fixed.fsdp) req.fixed.fsdp = true;
