@@ -8,30 +8,19 @@
 
 #include "recipebook/catalog/catalog.hpp"
 #include "recipebook/cmd_plan.hpp"
+#include "test_support.hpp"
 
 namespace rb::cli {
 namespace {
 
 using Json = nlohmann::json;
 
-struct Out {
-  int rc = -1;
-  std::string out, err;
-};
+using Out = test::CliOut;
 
-const Catalog& catalog() {
-  static const Catalog c = *Catalog::load();
-  return c;
-}
+const Catalog& catalog() { return test::builtin_catalog(); }
 
 Out run(const PlanOptions& o, bool json) {
-  std::ostringstream out, err;
-  const Context ctx{out, err, {}, json, false};
-  Out r;
-  r.rc = run_plan(o, ctx, catalog());
-  r.out = out.str();
-  r.err = err.str();
-  return r;
+  return test::run_cli([&](const Context& ctx) { return run_plan(o, ctx, catalog()); }, json);
 }
 
 PlanOptions qwen_moe_8() {

@@ -18,24 +18,12 @@ namespace {
 
 using Json = nlohmann::json;
 
-struct Out {
-  int rc = -1;
-  std::string out, err;
-};
+using Out = test::CliOut;
 
-const Catalog& catalog() {
-  static const Catalog c = *Catalog::load();
-  return c;
-}
+const Catalog& catalog() { return test::builtin_catalog(); }
 
 Out recommend(const RecommendOptions& o, bool json) {
-  std::ostringstream out, err;
-  Context ctx{out, err, {}, json, false};
-  Out r;
-  r.rc = run_recommend(o, ctx, catalog());
-  r.out = out.str();
-  r.err = err.str();
-  return r;
+  return test::run_cli([&](const Context& ctx) { return run_recommend(o, ctx, catalog()); }, json);
 }
 
 struct Row {
