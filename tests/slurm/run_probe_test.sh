@@ -7,7 +7,7 @@
 #   tests/slurm/run_probe_test.sh /path/to/recipebook
 #
 # Needs root and the Debian packages slurm-wlm and munge (scripts/debian-packages.txt). Without
-# them it exits 77, which ctest reports as skipped (never as passed). Everything it starts (munged,
+# them it exits 77, which ctest reports as skipped (never as passed); with CI=true it fails instead. Everything it starts (munged,
 # slurmctld, slurmd) runs in the foreground of this script and is stopped by pid on any exit.
 #
 # The probe needs no GPUs, so the script is generated with --no-gres (no --gpus-per-node request):
@@ -17,6 +17,9 @@ set -uo pipefail
 
 BIN=${1:?usage: run_probe_test.sh /path/to/recipebook}
 SKIP=77
+# In CI (CI=true) the setup script has installed the packages and runs as root: a missing piece is a
+# failure there, not a skip.
+[ "${CI:-}" = "true" ] && SKIP=1
 
 if [ "$(id -u)" != 0 ]; then
   echo "SKIPPED: the private Slurm cluster needs root (slurmd runs jobs as their user)"
