@@ -8,7 +8,7 @@
 
 #include "recipebook/catalog/catalog.hpp"
 #include "recipebook/cmd_plan.hpp"
-#include "test_support.hpp"
+#include "cli_support.hpp"
 
 namespace rb::cli {
 namespace {

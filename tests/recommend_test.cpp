@@ -11,6 +11,7 @@
 
 #include "recipebook/catalog/catalog.hpp"
 #include "recipebook/cmd_recommend.hpp"
+#include "cli_support.hpp"
 #include "test_support.hpp"
 
 namespace rb::cli {
