@@ -82,6 +82,62 @@ void print_time(const Estimate& e) {
               100 * t.bubble_s / s, 100 * t.dp_comm_s / s, 100 * t.optimizer_s / s, 100 * t.overhead_s / s);
 }
 
+
+void print_row(const Row& r) {
+  std::printf("  %+6.0f%%  %s: predicted %.0f, measured %.0f tokens/s/GPU\n",
+              100 * (r.predicted / r.point.measured_tokens_per_s_per_gpu - 1), r.label.c_str(), r.predicted,
+              r.point.measured_tokens_per_s_per_gpu);
+  print_time(r.estimate);
+}
+
+void print_summary(const char* title, const std::vector<Row>& rows) {
+  std::vector<double> pred, meas, errs;
+  for (const Row& r : rows) {
+    pred.push_back(r.predicted);
+    meas.push_back(r.point.measured_tokens_per_s_per_gpu);
+    errs.push_back(ape(r));
+  }
+  double sum = 0;
+  for (double e : errs) sum += e;
+  std::sort(errs.begin(), errs.end());
+  std::printf("%-52s n=%3zu  MAPE %5.1f%%  median %5.1f%%  p90 %5.1f%%  Spearman %.3f\n", title, rows.size(),
+              100 * sum / static_cast<double>(rows.size()), 100 * errs[errs.size() / 2], 100 * errs[errs.size() * 9 / 10],
+              spearman(pred, meas));
+}
+
+// Release "26.04.01" -> {26, 4, 1}, for ordering.
+std::vector<int> release_key(const std::string& release) {
+  std::vector<int> k;
+  int cur = -1;
+  for (char c : release) {
+    if (c >= '0' && c <= '9') {
+      cur = (cur < 0 ? 0 : cur * 10) + (c - '0');
+    } else if (cur >= 0) {
+      k.push_back(cur);
+      cur = -1;
+    }
+  }
+  if (cur >= 0) k.push_back(cur);
+  return k;
+}
+
+// The newest release's row of each configuration (recipe, GPU, precision, layout): what the estimator
+// is for — today's software — without configurations measured in six releases counting six times.
+std::vector<Row> newest_per_configuration(const std::vector<Row>& rows) {
+  std::map<std::string, const Row*> newest;
+  for (const Row& r : rows) {
+    const Layout& l = r.point.layout;
+    const std::string key = r.label.substr(0, r.label.find('@')) + " " + r.point.hardware.name + " " +
+                            std::string(precision_name(l.precision)) + " " + std::to_string(l.tp) + "/" +
+                            std::to_string(l.pp) + "/" + std::to_string(l.vp) + "/" + std::to_string(l.cp) + "/" +
+                            std::to_string(l.ep) + "/" + std::to_string(l.mbs) + "/" + std::to_string(r.point.work.gbs);
+    const Row*& slot = newest[key];
+    if (slot == nullptr || release_key(slot->release) < release_key(r.release)) slot = &r;
+  }
+  std::vector<Row> out;
+  for (const auto& [key, r] : newest) out.push_back(*r);
+  return out;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -103,14 +159,14 @@ int main(int argc, char** argv) {
     rows.push_back(std::move(r));
   }
 
-  // Leave one family out: fit on the others, predict this one.
+  // Leave one family out: fit on the other families' benchmark rows, predict every row of this one.
   std::vector<std::string> families;
   for (const Row& r : rows)
     if (std::find(families.begin(), families.end(), r.family) == families.end()) families.push_back(r.family);
   for (const std::string& fam : families) {
     std::vector<CalibrationPoint> train;
     for (const Row& r : rows)
-      if (r.family != fam) train.push_back(r.point);
+      if (r.family != fam && r.benchmark) train.push_back(r.point);
     const CalibrationResult fit = calibrate(train);
     for (Row& r : rows) {
       if (r.family != fam) continue;
@@ -121,44 +177,32 @@ int main(int argc, char** argv) {
     }
   }
 
-  std::vector<double> pred, meas, errs;
-  for (const Row& r : rows) {
-    pred.push_back(r.predicted);
-    meas.push_back(r.point.measured_tokens_per_s_per_gpu);
-    errs.push_back(ape(r));
-  }
-  double sum = 0;
-  for (double e : errs) sum += e;
-  std::vector<double> sorted = errs;
-  std::sort(sorted.begin(), sorted.end());
+  std::vector<Row> bench, cards;
+  for (const Row& r : rows) (r.benchmark ? bench : cards).push_back(r);
   std::printf("recipebook accuracy: %zu current measured rows (%d skipped: model without architecture; %d invalid)\n",
               rows.size(), skipped_model, skipped_invalid);
-  if (rows.empty()) return 1;
-  std::printf("leave-one-family-out MAPE of tokens/s/GPU: %.1f%%  (median %.1f%%, p90 %.1f%%)  Spearman %.3f\n",
-              100 * sum / static_cast<double>(rows.size()), 100 * sorted[sorted.size() / 2],
-              100 * sorted[sorted.size() * 9 / 10], spearman(pred, meas));
-  print_group("per GPU", rows, [](const Row& r) { return r.point.hardware.name; });
-  print_group("per family (predicted with a fit that never saw it)", rows, [](const Row& r) { return r.family; });
-  print_group("per precision", rows, [](const Row& r) { return std::string(precision_name(r.point.layout.precision)); });
-  print_group("per source", rows, [](const Row& r) {
-    return std::string(r.card ? "verification cards" : "performance tables");
-  });
-  std::vector<Row> tables;
-  for (const Row& r : rows)
-    if (!r.card) tables.push_back(r);
-  print_group("per family, performance tables only", tables, [](const Row& r) { return r.family; });
-  print_group("per mode", rows, [](const Row& r) { return std::string(mode_name(r.point.work.mode)); });
+  std::printf("  %zu benchmark runs (performance tables and cards' pretrain_performance items): fitted and predicted\n"
+              "  %zu other card rows (datasets, natural routing, VLM): predicted, never fitted\n\n",
+              bench.size(), cards.size());
+  if (bench.empty()) return 1;
+  print_summary("benchmark runs, leave-one-family-out", bench);
+  print_summary("benchmark runs, newest release per configuration", newest_per_configuration(bench));
+  print_summary("all rows, card rows included", rows);
+  print_group("per GPU (benchmark runs)", bench, [](const Row& r) { return r.point.hardware.name; });
+  print_group("per family, predicted with a fit that never saw it (benchmark runs)", bench,
+              [](const Row& r) { return r.family; });
+  print_group("per precision (benchmark runs)", bench,
+              [](const Row& r) { return std::string(precision_name(r.point.layout.precision)); });
+  print_group("per mode (benchmark runs)", bench, [](const Row& r) { return std::string(mode_name(r.point.work.mode)); });
+  print_group("per family, all rows", rows, [](const Row& r) { return r.family; });
 
   std::vector<const Row*> worst;
-  for (const Row& r : rows) worst.push_back(&r);
+  for (const Row& r : bench) worst.push_back(&r);
   std::sort(worst.begin(), worst.end(), [](const Row* a, const Row* b) { return ape(*a) > ape(*b); });
-  std::printf("\n10 worst rows\n");
-  for (size_t i = 0; i < std::min<size_t>(10, worst.size()); ++i) {
-    const Row& r = *worst[i];
-    std::printf("  %+6.0f%%  %s: predicted %.0f, measured %.0f tokens/s/GPU\n", 100 * (r.predicted / r.point.measured_tokens_per_s_per_gpu - 1),
-                r.label.c_str(), r.predicted, r.point.measured_tokens_per_s_per_gpu);
-    print_time(r.estimate);
-  }
+  std::printf("\n10 worst benchmark rows\n");
+  for (size_t i = 0; i < std::min<size_t>(10, worst.size()); ++i) print_row(*worst[i]);
+  std::printf("\ncard rows not fitted (tokens per step depend on the dataset; routing is natural)\n");
+  for (const Row& r : cards) print_row(r);
 
   // Memory: every measured layout ran, so each should be predicted to fit.
   int exact_rows = 0, exact_fit = 0, other_rows = 0, other_fit = 0;
@@ -177,9 +221,9 @@ int main(int argc, char** argv) {
 
   // The efficiencies fitted on every row (what `calibrate --fit` would write to catalog/hardware).
   std::vector<CalibrationPoint> all;
-  for (const Row& r : rows) all.push_back(r.point);
+  for (const Row& r : bench) all.push_back(r.point);
   const CalibrationResult fit = calibrate(all);
-  std::printf("\nin-sample fit on all rows: MAPE %.1f%% -> %.1f%%\n", 100 * fit.mape_before, 100 * fit.mape_after);
+  std::printf("\nin-sample fit on all benchmark rows: MAPE %.1f%% -> %.1f%%\n", 100 * fit.mape_before, 100 * fit.mape_after);
   for (const FittedEfficiency& f : fit.fits)
     std::printf("  %-6s %-14s n=%3d  gemm %.3f  nvlink %.3f  scaleout %.3f  MAPE %5.1f%% -> %5.1f%%\n", f.gpu.c_str(),
                 std::string(precision_name(f.precision)).c_str(), f.points, f.efficiency.gemm, f.efficiency.nvlink,
@@ -214,12 +258,8 @@ int main(int argc, char** argv) {
     print_time(e);
   }
   if (verbose) {
-    std::printf("\nevery row\n");
-    for (const Row& r : rows) {
-      std::printf("  %+6.0f%%  %s: predicted %.0f, measured %.0f\n", 100 * (r.predicted / r.point.measured_tokens_per_s_per_gpu - 1),
-                  r.label.c_str(), r.predicted, r.point.measured_tokens_per_s_per_gpu);
-      print_time(r.estimate);
-    }
+    std::printf("\nevery benchmark row\n");
+    for (const Row& r : bench) print_row(r);
   }
   return 0;
 }

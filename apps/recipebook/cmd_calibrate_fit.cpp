@@ -63,8 +63,9 @@ int run_calibrate_fit(const CalibrateFitOptions& o, const Context& ctx) {
     return report(ctx, Error("--write: no such folder " + o.write_dir));
   const MeasuredPoints measured = measured_points(*cat, /*neutral_efficiency=*/true);
   std::vector<CalibrationPoint> points;
-  for (const auto& p : measured.points) points.push_back(p.point);
-  if (points.empty()) return report(ctx, Error("the catalog has no current measurements to fit"));
+  for (const auto& p : measured.points)
+    if (p.benchmark) points.push_back(p.point);
+  if (points.empty()) return report(ctx, Error("the catalog has no current benchmark measurements to fit"));
   const CalibrationResult fit = calibrate(points);
 
   if (ctx.json) {
@@ -80,8 +81,10 @@ int run_calibrate_fit(const CalibrateFitOptions& o, const Context& ctx) {
                            {"mape_after", f.mape_after}});
     ctx.out << j.dump(2) << "\n";
   } else {
-    ctx.out << fmt::format("fitted on {} current measurements ({} skipped: no architecture; {} invalid)\n",
-                           fit.points, measured.skipped_model, measured.skipped_invalid);
+    ctx.out << fmt::format(
+        "fitted on {} current benchmark measurements ({} card rows on datasets not fitted; {} skipped: no "
+        "architecture; {} invalid)\n",
+        fit.points, measured.points.size() - points.size(), measured.skipped_model, measured.skipped_invalid);
     ctx.out << fmt::format("in-sample MAPE of tokens/s/GPU: {:.1f}% with neutral efficiencies -> {:.1f}% fitted\n",
                            100 * fit.mape_before, 100 * fit.mape_after);
     ctx.out << "(the error on models the fit never saw is bench/accuracy's figure, in BENCHMARKS.md)\n\n";

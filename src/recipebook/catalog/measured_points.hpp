@@ -16,11 +16,17 @@ namespace rb {
 
 struct MeasuredPoint {
   std::string label;   // recipe@release gpu precision
+  std::string release;  // as published: "26.04.01", "card (nvcr.io/nvidia/nemo:26.06)"
   std::string family;  // model family (Hugging Face model_type)
   std::string model;
   CalibrationPoint point;
   bool exact = false;  // the measured layout is the recipe's own (its features are known to apply)
   bool card = false;   // a model verification card (real data, often SFT/PEFT/VLM), not a benchmark table
+  // A benchmark run: a performance-table row or a card's `pretrain_performance` item (synthetic
+  // data, force-balanced routing, the recipe's own batch). Only these are calibrated on: the other
+  // card rows train on datasets whose token counts per step (padding, packing, images) and natural
+  // routing the record does not state, so they are predicted and reported, never fitted.
+  bool benchmark = false;
 };
 
 struct MeasuredPoints {

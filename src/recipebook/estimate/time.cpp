@@ -15,6 +15,12 @@ namespace {
 constexpr double kGemmHalfDim = 1024.0;    // dense GEMMs, n = smallest TP-sharded dimension
 constexpr double kExpertHalfDim = 4096.0;  // grouped expert GEMMs, n = min(tokens per expert, sqrt(h x width))
 constexpr double kAttnPasses = 3.5;         // flash attention: forward 1, backward 2.5 (FlashAttention-2 Sec. 3)
+// Mamba-2 SSD and GDN chunked delta-rule kernels, per FLOP Megatron counts for them (7 d_in state for
+// the scan), run at this fraction of the flash-attention rate: Dao & Gu 2024 (arXiv 2405.21060,
+// Sec. 9.3) find SSD (state 64) and FlashAttention-2 equally fast at sequence 2K, where causal
+// attention does 2 P L = 262k FLOPs per token and head (P = 64) against SSD's counted 7 P N = 28.7k.
+constexpr double kScanRelativeRate = 28.7 / 262.0;
+constexpr double kEpOverlapMaxHidden = 0.9;  // EP A2A overlap: share of dispatch/combine it can hide
 constexpr double kMemTrafficPerAct = 3.0;   // HBM bytes moved per saved activation byte, fwd + bwd
 constexpr double kFp8CastTraffic = 1.0;     // extra bytes per activation byte for quantize + transpose
 constexpr double kLaunchPerLayerS = 60e-6;  // launches of one layer, forward + backward, no graphs
@@ -128,7 +134,8 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
     const double head_fwd = last ? tok_tp * 2.0 * h * vpad * (1 + pm.model.mtp_layers) /
                                        (peak_bf16 * eff.gemm * gemm_size_factor(std::min(h, vpad / tp)))
                                  : 0.0;
-    const double core = s.full_core * static_cast<double>(in.seq) / 2.0 + s.swa_core * swa_ctx + s.fixed_core;
+    const double core = s.full_core * static_cast<double>(in.seq) / 2.0 + s.swa_core * swa_ctx +
+                        s.fixed_core / kScanRelativeRate;
     const double attn_fwd = tok_tp * core / (peak_bf16 * eff.attention);
     t.gemm = passes * (gemm_fwd + expert_fwd + head_fwd);
     t.attn = kAttnPasses * attn_fwd;
@@ -170,8 +177,15 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
       const double linear = s.linear_layers * 4.0 * all_to_all_s(act_bytes / tp, groups.cp, links);
       t.cp = std::max(0.0, ring - eff.overlap * t.attn) + linear;
     }
-    // EP: dispatch + combine, forward and backward.
-    if (l.ep > 1 || l.dispatcher == Dispatcher::kAllgather) t.ep = 2.0 * ep_per_pass * (1.0 - ep_hidden);
+    // EP: dispatch + combine, forward and backward. With EP A2A overlap (Megatron's combined 1F1B
+    // schedule, `overlap_moe_expert_parallel_comm`) they run under the compute of the micro-batch
+    // paired with this one: `overlap` of that compute can cover them, and a share stays exposed
+    // (the warm-up and cool-down micro-batches have no partner).
+    if (l.ep > 1 || l.dispatcher == Dispatcher::kAllgather) {
+      const double ep_all = 2.0 * ep_per_pass;
+      t.ep = l.ep_a2a_overlap ? std::max(ep_all * (1.0 - kEpOverlapMaxHidden), ep_all - eff.overlap * (t.gemm + t.attn))
+                              : ep_all;
+    }
     // PP: each chunk sends its output forward and its input gradient backward.
     t.pp = 2.0 * l.vp * pp_send * (1.0 - eff.overlap);
     t.overhead = launch * (layers * kLaunchPerLayerS + s.moe_layers * 2.0 * kMoeSyncS);
