@@ -1,9 +1,11 @@
 // The accuracy harness: predict every current measured row of the catalog (a measurement with
 // `current: true` on a recipe whose model has an architecture) with leave-one-model-family-out
-// calibration — the efficiencies are fitted on every other family, then this family is predicted —
-// and print the error of tokens/s/GPU overall, per GPU, per family and per precision, the Spearman
-// rank correlation, the 10 worst rows with their time parts, and whether every measured layout is
-// predicted to fit in memory. Figures go to BENCHMARKS.md.
+// calibration — the efficiencies are fitted on every other family's benchmark runs, then this family
+// is predicted — and print the error of tokens/s/GPU on the benchmark runs (performance tables and
+// cards' pretrain_performance items), on the newest release of each configuration and on all rows;
+// per GPU, family, precision and mode; the Spearman rank correlation; the 10 worst rows with their
+// time parts; every card row that trains on a dataset (predicted, never fitted); and whether every
+// measured layout is predicted to fit in memory. Figures go to BENCHMARKS.md.
 //   cmake --preset release -B build/rel && cmake --build build/rel --target bench_accuracy
 //   build/rel/bench/bench_accuracy [--verbose]
 #include <algorithm>
