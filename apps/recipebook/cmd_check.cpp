@@ -3,17 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <map>
 #include <ostream>
 
-#include "recipebook/catalog/embedded.hpp"
-#include "recipebook/catalog/hardware_yaml.hpp"
-#include "recipebook/catalog/model_yaml.hpp"
 #include "recipebook/catalog/record_check.hpp"
 #include "recipebook/catalog/record_facts.hpp"
-#include "recipebook/catalog/recipe_yaml.hpp"
-#include "recipebook/catalog/schema.hpp"
 #include "recipebook/catalog_access.hpp"
 #include "recipebook/emit/catalog_json.hpp"
 #include "recipebook/rules/check_layout.hpp"
@@ -21,65 +15,41 @@
 namespace rb::cli {
 namespace {
 
-enum class FileKind { kRecipe, kModel, kHardware };
-
-const char* schema_path(FileKind k) {
-  switch (k) {
-    case FileKind::kModel: return "schema/model.schema.yaml";
-    case FileKind::kHardware: return "schema/hardware.schema.yaml";
-    case FileKind::kRecipe: return "schema/recipe.schema.yaml";
-  }
-  return "schema/recipe.schema.yaml";
-}
-
-// Which schema a file follows: its folder (models/, hardware/) or its keys.
-FileKind kind_of(const std::string& path, const YNode& tree) {
-  const std::string parent = std::filesystem::path(path).parent_path().filename().string();
-  if (parent == "models" || tree.get("architecture") != nullptr) return FileKind::kModel;
-  if (parent == "hardware" || tree.get("peak") != nullptr || tree.get("hbm_bandwidth") != nullptr)
-    return FileKind::kHardware;
-  return FileKind::kRecipe;
-}
-
+// Checks files and catalog records, keeping the findings a record accepts under `known_issues` apart.
 class Checker {
  public:
   explicit Checker(const Catalog& catalog) : catalog_(catalog) {}
 
-  // All findings for one file of the user's.
+  // All findings for one file of the user's: parse, schema and conversion (Catalog::check_file), then
+  // for a recipe that converted cleanly its semantic checks and layout rules.
   Diagnostics check_file(const std::string& path) {
-    auto tree = load_yaml_file(path);
-    if (!tree) {
-      const Error& e = tree.error();
-      return {Diagnostic{Severity::kError, e.code.empty() ? "RB-YAML-SYNTAX" : e.code,
-                         e.where.file.empty() ? Where{path} : e.where, e.message, e.fix}};
-    }
-    const FileKind kind = kind_of(path, *tree);
-    auto schema = compiled(kind);
-    if (!schema) return {Diagnostic{Severity::kError, "RB-SCHEMA", Where{path}, schema.error().message, {}}};
-    Diagnostics ds = (*schema)->validate(*tree);
-    if (!ds.empty()) return ds;  // semantic checks read typed values: only on schema-valid files
-    const std::string stem = std::filesystem::path(path).stem().string();
-    switch (kind) {
-      case FileKind::kModel: model_from_yaml(*tree, ds); break;
-      case FileKind::kHardware: hardware_from_yaml(*tree, ds); break;
-      case FileKind::kRecipe: {
-        auto recipe = recipe_from_yaml(*tree, stem, ds);
-        if (recipe) append(ds, accept_known(*tree, check_recipe(*tree, *recipe), accepted_));
-        break;
-      }
-    }
+    FileCheck fc = catalog_.check_file(path);
+    Diagnostics ds = std::move(fc.findings);
+    if (fc.recipe) append(ds, check_recipe(fc.tree, fc.recipe->recipe));
     return ds;
   }
 
-  // The semantic checks and the layout rules of one schema-valid recipe record.
+  // The semantic checks and the layout rules of one schema-valid recipe record, less what its
+  // `known_issues` accept.
   Diagnostics check_recipe(const YNode& tree, const Recipe& recipe) {
     Diagnostics ds = check_record(tree, catalog_);
     const bool layout_consistent = std::none_of(ds.begin(), ds.end(), [](const Diagnostic& d) {
       return d.rule_id == "RB-LAYOUT-PRODUCT" || d.rule_id == "RB-MODEL-UNKNOWN" || d.rule_id == "RB-GPU-UNKNOWN";
     });
-    if (!layout_consistent || !recipe.layout_known) return ds;
+    if (layout_consistent && recipe.layout_known) append(ds, layout_findings(tree, recipe));
+    return accept_known(tree, std::move(ds));
+  }
+
+  [[nodiscard]] const Diagnostics& accepted() const { return accepted_; }
+
+ private:
+  static void append(Diagnostics& to, Diagnostics from) {
+    to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+  }
+
+  Diagnostics layout_findings(const YNode& tree, const Recipe& recipe) const {
     auto model = catalog_.find_model(recipe.model);
-    if (!model || !model->has_architecture) return ds;
+    if (!model || !model->has_architecture) return {};
     auto hw = catalog_.find_hardware(recipe.gpu);
     RuleInput in;
     in.model = &*model;
@@ -91,17 +61,15 @@ class Checker {
     in.cluster.gpus_per_node = recipe.gpus_per_node;
     in.layout = recipe.layout;
     in.facts = record_facts(tree, recipe, &catalog_);
-    const auto findings = check_layout(in);
-    append(ds, to_diagnostics(findings, [&tree](std::string_view field) -> std::optional<Where> {
-             if (const YNode* n = node_at(tree, field)) return n->where;
-             return std::nullopt;
-           }));
-    return ds;
+    return to_diagnostics(check_layout(in), [&tree](std::string_view field) -> std::optional<Where> {
+      if (const YNode* n = node_at(tree, field)) return n->where;
+      return std::nullopt;
+    });
   }
 
-  // Moves the findings a record lists under `known_issues` into `accepted`; a listed rule that no
+  // Moves the findings a record lists under `known_issues` into accepted_; a listed rule that no
   // longer fires is itself a warning, so the list cannot silently outlive its reason.
-  static Diagnostics accept_known(const YNode& tree, Diagnostics ds, Diagnostics& accepted) {
+  Diagnostics accept_known(const YNode& tree, Diagnostics ds) {
     const YNode* known = tree.get("known_issues");
     if (known == nullptr || !known->is_seq()) return ds;
     Diagnostics kept;
@@ -115,7 +83,7 @@ class Checker {
           match = true;
         }
       }
-      (match ? accepted : kept).push_back(std::move(d));
+      (match ? accepted_ : kept).push_back(std::move(d));
     }
     for (size_t i = 0; i < known->seq.size(); ++i) {
       if (used[i]) continue;
@@ -128,29 +96,7 @@ class Checker {
     return kept;
   }
 
- private:
-  static void append(Diagnostics& to, Diagnostics from) {
-    to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
-  }
-
-  Result<const Schema*> compiled(FileKind k) {
-    auto it = schemas_.find(k);
-    if (it != schemas_.end()) return &it->second;
-    for (const auto& f : embedded_catalog()) {
-      if (f.path != schema_path(k)) continue;
-      auto tree = parse_yaml(f.text, "builtin:" + std::string(f.path));
-      if (!tree) return tl::unexpected(tree.error());
-      auto s = Schema::compile(*tree);
-      if (!s) return tl::unexpected(s.error());
-      return &schemas_.emplace(k, std::move(*s)).first->second;
-    }
-    return fail(std::string("the built-in catalog has no ") + schema_path(k));
-  }
-
   const Catalog& catalog_;
-  std::map<FileKind, Schema> schemas_;
-
- public:
   Diagnostics accepted_;  // findings accepted by the records' known_issues
 };
 
@@ -188,7 +134,7 @@ int run_check(const CheckOptions& o, const Context& ctx) {
   if (o.builtin) {
     all = cat->problems();
     for (const auto& e : cat->recipes()) {
-      auto ds = Checker::accept_known(e.tree, checker.check_recipe(e.tree, e.recipe), checker.accepted_);
+      auto ds = checker.check_recipe(e.tree, e.recipe);
       all.insert(all.end(), ds.begin(), ds.end());
     }
     checked += cat->recipes().size() + cat->models().size() + cat->hardware().size();
@@ -208,22 +154,22 @@ int run_check(const CheckOptions& o, const Context& ctx) {
     j["checked"] = checked;
     j["errors"] = errors;
     j["warnings"] = warnings;
-    j["accepted"] = checker.accepted_.size();
+    j["accepted"] = checker.accepted().size();
     j["findings"] = Json::array();
     for (const auto& d : all) j["findings"].push_back(diagnostic_json(d));
     j["accepted_findings"] = Json::array();
-    for (const auto& d : checker.accepted_) j["accepted_findings"].push_back(diagnostic_json(d));
+    for (const auto& d : checker.accepted()) j["accepted_findings"].push_back(diagnostic_json(d));
     ctx.out << j.dump(2) << "\n";
   } else if (o.summary) {
     std::map<std::string, size_t> by_rule;
     for (const auto& d : all) ++by_rule[d.rule_id];
     ctx.out << fmt::format("checked {} entries: {} errors, {} warnings, {} accepted by known_issues\n", checked,
-                           errors, warnings, checker.accepted_.size());
+                           errors, warnings, checker.accepted().size());
     for (const auto& [id, n] : by_rule) ctx.out << fmt::format("  {:<28} {}\n", id, n);
   } else {
     for (const auto& d : all) ctx.out << d.str() << "\n";
     if (o.show_accepted)
-      for (const auto& d : checker.accepted_) ctx.out << d.str() << " (accepted: known_issues)\n";
+      for (const auto& d : checker.accepted()) ctx.out << d.str() << " (accepted: known_issues)\n";
   }
   const bool failed = errors > 0 || (o.strict && warnings > 0);
   return failed ? kExitFindings : kExitOk;

@@ -104,12 +104,15 @@ class Catalog {
   // in problems()).
   [[nodiscard]] const Schema* schema(EntryKind kind) const;
   // Checks one file against this catalog's schemas: parse, schema, conversion. `kind` defaults to
-  // kind_of_path(path).
+  // kind_of(path, the parsed tree).
   [[nodiscard]] FileCheck check_file(const std::string& path, std::optional<EntryKind> kind = {}) const;
   // Same for text already in memory (`file` names it in positions).
   [[nodiscard]] FileCheck check_text(std::string_view text, const std::string& file, EntryKind kind) const;
   // models/ -> kModel, hardware/ -> kHardware, anything else -> kRecipe (by the path's folders).
   static EntryKind kind_of_path(std::string_view path);
+  // The path's catalog folder when it has one; else the keys only a model (`architecture`) or a
+  // hardware entry (`peak`, `hbm_bandwidth`) has; else kRecipe.
+  static EntryKind kind_of(std::string_view path, const YNode& tree);
 
  private:
   friend struct CatalogLoader;

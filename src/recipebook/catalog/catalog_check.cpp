@@ -24,16 +24,18 @@ Diagnostic finding_from_error(const Error& e) {
   return d;
 }
 
-FileCheck check_entry(const Catalog& cat, std::string_view text, const std::string& file, EntryKind kind,
-                      const std::string& stem, const std::string& origin, bool keep_tree) {
+FileCheck check_entry(const Catalog& cat, std::string_view text, const std::string& file,
+                      std::optional<EntryKind> kind_given, const std::string& stem, const std::string& origin,
+                      bool keep_tree) {
   FileCheck fc;
-  fc.kind = kind;
+  fc.kind = kind_given.value_or(Catalog::kind_of_path(file));
   auto tree = parse_yaml(text, file);
   if (!tree) {
     fc.findings.push_back(finding_from_error(tree.error()));
     return fc;
   }
   fc.parsed = true;
+  const EntryKind kind = fc.kind = kind_given.value_or(Catalog::kind_of(file, *tree));
   if (const Schema* s = cat.schema(kind)) fc.findings = s->validate(*tree);
   // A record that extends another need not repeat what it inherits: required keys are checked on the
   // resolved tree once the catalog is loaded (CatalogLoader::resolve_extends).
@@ -80,34 +82,31 @@ FileCheck Catalog::check_text(std::string_view text, const std::string& file, En
 }
 
 FileCheck Catalog::check_file(const std::string& path, std::optional<EntryKind> kind) const {
-  const EntryKind k = kind.value_or(kind_of_path(path));
   auto text = read_text_file(path);
-  if (!text) {
+  if (!text || text->empty()) {
     FileCheck fc;
-    fc.kind = k;
-    fc.findings.push_back(finding_from_error(text.error()));
-    return fc;
-  }
-  if (text->empty()) {
-    FileCheck fc;
-    fc.kind = k;
-    Error e;
-    e.message = "empty file";
-    e.where = Where{path, 0, 0};
-    e.code = "RB-YAML-SYNTAX";
+    fc.kind = kind.value_or(kind_of_path(path));
+    Error e = text ? Error{} : text.error();
+    if (text) {
+      e.message = "empty file";
+      e.where = Where{path, 0, 0};
+      e.code = "RB-YAML-SYNTAX";
+    }
     fc.findings.push_back(finding_from_error(e));
     return fc;
   }
-  return check_text(*text, path, k);
+  return check_entry(*this, *text, path, kind, std::filesystem::path(path).stem().string(), path, true);
 }
 
-EntryKind Catalog::kind_of_path(std::string_view path) {
+namespace {
+
+// The innermost catalog folder of a path ("recipes/models-x/a.yaml" is a recipe), if any.
+std::optional<EntryKind> folder_kind(std::string_view path) {
   std::string p = "/";
   p += path;
-  // The innermost catalog folder decides ("recipes/models-x/a.yaml" is a recipe).
   const size_t r = p.rfind("/recipes/"), m = p.rfind("/models/"), h = p.rfind("/hardware/");
   size_t best = std::string::npos;
-  EntryKind kind = EntryKind::kRecipe;
+  std::optional<EntryKind> kind;
   for (const auto& [pos, k] : {std::pair{r, EntryKind::kRecipe}, std::pair{m, EntryKind::kModel},
                                std::pair{h, EntryKind::kHardware}}) {
     if (pos != std::string::npos && (best == std::string::npos || pos > best)) {
@@ -116,6 +115,17 @@ EntryKind Catalog::kind_of_path(std::string_view path) {
     }
   }
   return kind;
+}
+
+}  // namespace
+
+EntryKind Catalog::kind_of_path(std::string_view path) { return folder_kind(path).value_or(EntryKind::kRecipe); }
+
+EntryKind Catalog::kind_of(std::string_view path, const YNode& tree) {
+  if (auto k = folder_kind(path)) return *k;
+  if (tree.get("architecture") != nullptr) return EntryKind::kModel;
+  if (tree.get("peak") != nullptr || tree.get("hbm_bandwidth") != nullptr) return EntryKind::kHardware;
+  return EntryKind::kRecipe;
 }
 
 const Schema* Catalog::schema(EntryKind kind) const {

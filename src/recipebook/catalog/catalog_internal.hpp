@@ -1,6 +1,7 @@
 // Internal to the catalog module: shared by catalog.cpp, catalog_check.cpp and catalog_query.cpp.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -11,10 +12,12 @@ namespace rb {
 // Positions of embedded files read "builtin:recipes/<model>/<gpu>/<name>.yaml:12:3".
 inline constexpr std::string_view kBuiltinPrefix = "builtin:";
 
-// Parse, validate against the catalog's schema for `kind`, convert. The entry is set only when there
-// is no error; with keep_tree the tree is also kept in FileCheck::tree (else it moves into the entry).
-FileCheck check_entry(const Catalog& cat, std::string_view text, const std::string& file, EntryKind kind,
-                      const std::string& stem, const std::string& origin, bool keep_tree);
+// Parse, validate against the catalog's schema for `kind` (without one: Catalog::kind_of the parsed
+// tree), convert. The entry is set only when there is no error; with keep_tree the tree is also kept
+// in FileCheck::tree (else it moves into the entry).
+FileCheck check_entry(const Catalog& cat, std::string_view text, const std::string& file,
+                      std::optional<EntryKind> kind, const std::string& stem, const std::string& origin,
+                      bool keep_tree);
 
 // The tree names a base recipe in `extends`.
 bool extends_something(const YNode& tree);

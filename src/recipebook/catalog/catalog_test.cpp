@@ -246,6 +246,13 @@ TEST(Catalog, ModelByPathAndCheckFile) {
   EXPECT_EQ(Catalog::kind_of_path("catalog/models/x.yaml"), EntryKind::kModel);
   EXPECT_EQ(Catalog::kind_of_path("/a/hardware/h.yaml"), EntryKind::kHardware);
   EXPECT_EQ(Catalog::kind_of_path("my_recipe.yaml"), EntryKind::kRecipe);
+  // Outside a catalog folder the keys decide; a folder beats the keys.
+  const std::string loose_model = dir.write("loose/m.yaml", "name: m\narchitecture: {hidden: 8}\n");
+  EXPECT_EQ(builtin().check_file(loose_model).kind, EntryKind::kModel);
+  const std::string loose_gpu = dir.write("loose/g.yaml", "name: g\npeak: {bf16: 1 TFLOP/s}\n");
+  EXPECT_EQ(builtin().check_file(loose_gpu).kind, EntryKind::kHardware);
+  const std::string foldered = dir.write("recipes/x.yaml", "name: x\narchitecture: {hidden: 8}\n");
+  EXPECT_EQ(builtin().check_file(foldered).kind, EntryKind::kRecipe);
   const FileCheck missing = builtin().check_file(dir.path() + "/nope.yaml");
   ASSERT_EQ(missing.findings.size(), 1u);
   EXPECT_EQ(missing.findings[0].rule_id, "RB-FILE-READ");
