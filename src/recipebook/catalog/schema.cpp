@@ -40,19 +40,9 @@ std::string render(const PathSeg* p) {
   return out;
 }
 
-// "`path`", built by appending (GCC 12 warns falsely on "literal" + std::string&&, bug 105651).
-std::string quoted_path(std::string_view path) {
-  std::string out;
-  out.reserve(path.size() + 2);
-  out += '`';
-  out += path;
-  out += '`';
-  return out;
-}
-
 std::string subject(const PathSeg* p) {
   if (p == nullptr) return "the document";
-  return quoted_path(render(p));
+  return backquoted(render(p));
 }
 
 std::string format_number(double d) {

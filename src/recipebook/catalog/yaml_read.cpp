@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "recipebook/core/strings.hpp"
+
 namespace rb {
 
 void YamlReader::error(const YNode& at, std::string message, std::string fix) {
@@ -14,16 +16,6 @@ void YamlReader::error(const YNode& at, std::string message, std::string fix) {
   d.fix = std::move(fix);
   diags_.push_back(std::move(d));
   ++errors_;
-}
-
-// "`path`", built by appending (GCC 12 warns falsely on "literal" + std::string&&, bug 105651).
-std::string YamlReader::quoted(std::string_view path) {
-  std::string out;
-  out.reserve(path.size() + 2);
-  out += '`';
-  out += path;
-  out += '`';
-  return out;
 }
 
 std::string YamlReader::join(std::string_view path, std::string_view key) {
@@ -41,7 +33,7 @@ const YNode* YamlReader::field(const YNode* map, std::string_view key) {
 void YamlReader::wrong_type(const YNode& v, std::string_view path, const char* expected) {
   std::string found = v.type_name();
   if (v.is_scalar()) found += " ('" + v.text + "')";
-  error(v, quoted(path) + " must be " + expected + ", found " + found);
+  error(v, backquoted(path) + " must be " + expected + ", found " + found);
 }
 
 std::optional<int64_t> YamlReader::int64(const YNode* map, std::string_view key, std::string_view path,
@@ -54,7 +46,7 @@ std::optional<int64_t> YamlReader::int64(const YNode* map, std::string_view key,
     return std::nullopt;
   }
   if (*i < min) {
-    error(*v, quoted(join(path, key)) + " must be >= " + std::to_string(min) + ", found " + v->text);
+    error(*v, backquoted(join(path, key)) + " must be >= " + std::to_string(min) + ", found " + v->text);
     return std::nullopt;
   }
   return i;
@@ -64,7 +56,7 @@ std::optional<int> YamlReader::int32(const YNode* map, std::string_view key, std
   const auto i = int64(map, key, path, min);
   if (!i) return std::nullopt;
   if (*i > std::numeric_limits<int>::max()) {
-    error(*field(map, key), quoted(join(path, key)) + " is too large, found " + std::to_string(*i));
+    error(*field(map, key), backquoted(join(path, key)) + " is too large, found " + std::to_string(*i));
     return std::nullopt;
   }
   return static_cast<int>(*i);
@@ -132,7 +124,7 @@ std::optional<double> YamlReader::quantity(const YNode* map, std::string_view ke
     return std::nullopt;
   }
   if (v->type == YNode::ScalarType::kInt || v->type == YNode::ScalarType::kFloat) {
-    error(*v, quoted(join(path, key)) + " needs a unit, found the bare number " + v->text,
+    error(*v, backquoted(join(path, key)) + " needs a unit, found the bare number " + v->text,
           std::string("write it with its unit, e.g. ") + example);
     return std::nullopt;
   }
@@ -140,7 +132,7 @@ std::optional<double> YamlReader::quantity(const YNode* map, std::string_view ke
   const auto q = parse_quantity(v->text, kind, &why);
   if (!q) {
     error(*v,
-          quoted(join(path, key)) + " is not a valid quantity ('" + v->text + "')" +
+          backquoted(join(path, key)) + " is not a valid quantity ('" + v->text + "')" +
               (why.empty() ? "" : ": " + why),
           std::string("write e.g. ") + example);
     return std::nullopt;

@@ -42,7 +42,6 @@ class YamlReader {
   const YNode* map(const YNode* map, std::string_view key, std::string_view path);
 
   static std::string join(std::string_view path, std::string_view key);
-  static std::string quoted(std::string_view path);  // "`path`"
 
  private:
   const YNode* field(const YNode* map, std::string_view key);

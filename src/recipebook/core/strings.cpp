@@ -21,6 +21,15 @@ std::string fold_name(std::string_view s) {
   return out;
 }
 
+std::string backquoted(std::string_view path) {
+  std::string out;
+  out.reserve(path.size() + 2);
+  out += '`';
+  out += path;
+  out += '`';
+  return out;
+}
+
 size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;

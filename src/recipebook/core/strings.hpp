@@ -10,6 +10,9 @@ namespace rb {
 std::string to_lower(std::string_view s);
 // Lower-cases and drops '-', '_', '.', ' ' and '/': "Qwen3-30B-A3B" and "qwen3_30b_a3b" compare equal.
 std::string fold_name(std::string_view s);
+// "`path`", as findings quote a field path; built by appending (GCC 12 warns falsely on
+// "literal" + std::string&&, bug 105651).
+std::string backquoted(std::string_view path);
 // Levenshtein distance.
 size_t edit_distance(std::string_view a, std::string_view b);
 // The candidate nearest to `word` (by edit distance on folded names), if it is near enough to be a

@@ -111,6 +111,10 @@ Result<void> validate_spec(const LaunchSpec& spec);
 // Megatron-Bridge: the Hydra overrides (KEY=VALUE, unquoted) and the run_recipe.py arguments.
 std::vector<std::string> bridge_overrides(const LaunchSpec& spec);
 std::vector<std::string> bridge_args(const LaunchSpec& spec);  // run_recipe.py --recipe ... overrides
+// Megatron-Bridge's named mixed-precision recipe for a precision (training/mixed_precision.py;
+// REFERENCES.md D): "bf16_mixed", "bf16_with_mxfp8_mixed", ...
+std::string_view bridge_precision_recipe(Precision p);
+
 // Every Hydra key bridge_overrides may emit (Megatron-Bridge ConfigContainer fields, REFERENCES.md D/E).
 std::span<const std::string_view> bridge_override_keys();
 

@@ -42,8 +42,9 @@ constexpr auto kOverrideKeys = std::to_array<std::string_view>({
 
 std::string py_bool(bool b) { return b ? "True" : "False"; }
 
-// Megatron-Bridge's named mixed-precision recipes (training/mixed_precision.py; REFERENCES.md D).
-std::string_view mixed_precision_recipe(Precision p) {
+}  // namespace
+
+std::string_view bridge_precision_recipe(Precision p) {
   switch (p) {
     case Precision::kBf16: return "bf16_mixed";
     case Precision::kFp8Cs: return "bf16_with_fp8_current_scaling_mixed";
@@ -54,6 +55,8 @@ std::string_view mixed_precision_recipe(Precision p) {
   }
   return "bf16_mixed";
 }
+
+namespace {
 
 std::string scope_list(uint32_t mask) {
   static constexpr std::array<std::pair<std::string_view, uint32_t>, 6> kScopes{{
@@ -118,7 +121,7 @@ std::vector<std::string> bridge_overrides(const LaunchSpec& spec) {
 
   auto differs = [&](auto field) { return !base || field(*base) != field(l); };
   if (spec.precision_given && differs([](const Layout& x) { return x.precision; }))
-    add(out, "mixed_precision", std::string(mixed_precision_recipe(l.precision)));
+    add(out, "mixed_precision", std::string(bridge_precision_recipe(l.precision)));
   if (!base || !same_recompute(*base, l)) {
     switch (l.recompute) {
       case Recompute::kNone: add(out, "model.recompute_granularity", "null"); break;

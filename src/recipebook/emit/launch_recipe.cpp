@@ -23,18 +23,6 @@ std::string scope_names(uint32_t mask) {
   return "[" + out + "]";
 }
 
-std::string_view precision_recipe(Precision p) {
-  switch (p) {
-    case Precision::kBf16: return "bf16_mixed";
-    case Precision::kFp8Cs: return "bf16_with_fp8_current_scaling_mixed";
-    case Precision::kFp8Ds: return "bf16_with_fp8_delayed_scaling_mixed";
-    case Precision::kFp8Blockwise: return "bf16_with_fp8_subchannel_scaling_mixed";
-    case Precision::kMxfp8: return "bf16_with_mxfp8_mixed";
-    case Precision::kNvfp4: return "bf16_with_nvfp4_mixed";
-  }
-  return "bf16_mixed";
-}
-
 void append_block_scalar(std::string& out, std::string_view key, const std::string& text, int ind) {
   const std::string p(static_cast<size_t>(ind), ' ');
   out += p + std::string(key) + ": |\n";
@@ -107,7 +95,7 @@ Result<std::string> render_recipe_draft(const LaunchSpec& spec) {
     if (l.recompute == Recompute::kSelective)
       out += "  recompute_modules: [" +
              recompute_modules_str(l.recompute_modules == 0 ? kRcDefault : l.recompute_modules) + "]\n";
-    if (spec.precision_given) out += fmt::format("  precision_recipe: {}\n", precision_recipe(l.precision));
+    if (spec.precision_given) out += fmt::format("  precision_recipe: {}\n", bridge_precision_recipe(l.precision));
     out += "  fsdp: " + yaml_bool(l.fsdp) + "\n";
     if (l.fsdp) out += "  fsdp_strategy: optim_grads_params\n";
     out += fmt::format("  cpu_offload_layers: {}\n", l.cpu_offload_layers);
