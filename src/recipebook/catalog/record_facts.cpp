@@ -81,10 +81,12 @@ RecordFacts record_facts(const YNode& tree, const Recipe& recipe, const Catalog*
       if (!e) break;
       base = (*e)->recipe.extends;
     }
-    f.catalog.reserve(catalog->recipes().size());
-    for (const auto& e : catalog->recipes())
-      if (e.recipe.name != recipe.name)
-        f.catalog.push_back({e.recipe.name, e.recipe.entry_point, recipe_kind_name(e.recipe.kind)});
+    // The name-collision rule only asks for a recipe named like this record's entry point: look
+    // that one up instead of copying the whole catalog into every record's facts.
+    if (!recipe.entry_point.empty() && recipe.entry_point != recipe.name) {
+      if (auto e = catalog->find_recipe(recipe.entry_point))
+        f.catalog.push_back({(*e)->recipe.name, (*e)->recipe.entry_point, recipe_kind_name((*e)->recipe.kind)});
+    }
   }
   return f;
 }

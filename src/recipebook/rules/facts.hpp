@@ -63,7 +63,7 @@ struct RecordFacts {
   std::vector<KeyValue> settings;
 
   std::vector<std::string> extends_chain;  // names of the bases, nearest first
-  std::vector<CatalogRecipeRef> catalog;   // the other recipes of the catalog
+  std::vector<CatalogRecipeRef> catalog;   // other catalog recipes the record's names may collide with
 
   [[nodiscard]] bool empty() const;
 };
