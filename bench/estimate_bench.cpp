@@ -50,14 +50,7 @@ void BM_DeepSeekV3Pp16Ep64(benchmark::State& state) {
 BENCHMARK(BM_DeepSeekV3Pp16Ep64);
 
 void BM_Seed002Qwen35(benchmark::State& state) {
-  Layout l;
-  l.tp = 2;
-  l.pp = 6;
-  l.ep = 8;
-  l.dp = 4;
-  l.sp = true;
-  l.recompute = Recompute::kFull;
-  run(state, test::qwen35_397b(), test::b200(), l, 8192, 128);
+  run(state, test::qwen35_397b(), test::b200(), test::seed002_layout(), 8192, 128);
 }
 BENCHMARK(BM_Seed002Qwen35);
 

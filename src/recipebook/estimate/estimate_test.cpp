@@ -41,14 +41,7 @@ TEST(Estimate, PreparedFlopsEqualMegatronCount) {
 TEST(Estimate, DerivedFiguresFollowTheirDefinitions) {
   const PreparedModel pm = prepare(test::qwen35_397b());
   const Hardware hw = test::b200();
-  Layout l;
-  l.tp = 2;
-  l.pp = 6;
-  l.ep = 8;
-  l.dp = 4;
-  l.sp = true;
-  l.recompute = Recompute::kFull;
-  l.precision_aware_optimizer = true;
+  const Layout l = test::seed002_layout();
   const Estimate e = run(pm, hw, l, 8192, 128, Mode::kSft, 1e9);
   ASSERT_TRUE(e.valid) << invalid_reason_name(e.reason);
   EXPECT_TRUE(e.fits());

@@ -101,11 +101,7 @@ TEST(Memory, ExpertStateShardsOverExpertDataParallel) {
 TEST(Memory, LoraKeepsNoBaseGradientsOrOptimizerState) {
   const PreparedModel pm = prepare(test::llama3_70b());
   const Hardware hw = test::h100();
-  Layout l;
-  l.tp = 4;
-  l.sp = true;
-  l.pp = 4;
-  l.dp = 2;
+  const Layout l{.tp = 4, .pp = 4, .dp = 2, .sp = true};
   const MemoryBreakdown full = rank0(pm, hw, l, 4096, 4, Mode::kSft);
   const MemoryBreakdown lora = rank0(pm, hw, l, 4096, 4, Mode::kPeft);
   EXPECT_NEAR(lora.weights_bytes, full.weights_bytes, 0.01 * full.weights_bytes);
@@ -238,15 +234,7 @@ TEST(Memory, QuantizedCopiesAndActivationsByPrecision) {
 TEST(Memory, Seed002LayoutFits) {
   const PreparedModel pm = prepare(test::qwen35_397b());
   const Hardware hw = test::b200();
-  Layout l;
-  l.tp = 2;
-  l.pp = 6;
-  l.ep = 8;
-  l.dp = 4;
-  l.sp = true;
-  l.recompute = Recompute::kFull;
-  l.recompute_layers = 1;
-  l.precision_aware_optimizer = true;
+  const Layout l = test::seed002_layout();
   const StagePlan plan = plan_stages(60, l);
   const MemoryReport r = memory_report(inputs(pm, hw, 8192, 32, Mode::kSft), l, plan);
   EXPECT_TRUE(r.worst.fits) << r.worst.peak_bytes / 1e9 << " GB";

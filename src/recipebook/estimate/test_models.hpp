@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "recipebook/core/layout.hpp"
 #include "recipebook/core/model.hpp"
 
 namespace rb::test {
@@ -144,6 +145,12 @@ inline Model qwen35_397b() {
   m.mtp_layers = 1;
   m.vision = qwen35_vision(4096);
   return m;
+}
+// Seed 002's layout for it on 48 B200: TP 2 PP 6 EP 8 DP 4, SP, full recompute (uniform, 1 layer),
+// precision-aware distributed optimizer, micro batch 1 (8,192-token rows, global batch 128, SFT).
+inline Layout seed002_layout() {
+  return Layout{.tp = 2, .pp = 6, .ep = 8, .dp = 4, .sp = true, .recompute = Recompute::kFull,
+                .recompute_layers = 1, .precision_aware_optimizer = true};
 }
 inline Model qwen35_122b() {
   Model m = qwen_gdn("Qwen3.5-122B-A10B", 3072, 48, 32, 2, 1024, 64, 256, 8, 1024, 248320, false);

@@ -90,11 +90,7 @@ TEST(Time, ComputeScalesWithPeakAndEfficiency) {
 TEST(Time, LoraSkipsWeightGradients) {
   const PreparedModel pm = prepare(test::llama3_70b());
   const Hardware hw = test::h100();
-  Layout l;
-  l.tp = 4;
-  l.sp = true;
-  l.pp = 4;
-  l.dp = 2;
+  const Layout l{.tp = 4, .pp = 4, .dp = 2, .sp = true};
   const TimeBreakdown sft = run(pm, hw, l, 4096, 8, Mode::kSft);
   const TimeBreakdown lora = run(pm, hw, l, 4096, 8, Mode::kPeft);
   EXPECT_NEAR(lora.gemm_s / sft.gemm_s, 2.0 / 3.0, 1e-9);
