@@ -115,19 +115,15 @@ Result<std::vector<RecomputeOption>> parse_recompute(const std::string& text, co
       if (o.kind == Recompute::kSelective) out.push_back(o);
     return out;
   }
-  uint32_t modules = 0;
-  for (const std::string& m : split(f, ',')) {
-    const auto bit = parse_recompute_module(m);
-    if (!bit) {
-      const std::string near = nearest(m, {"core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe",
-                                           "shared_experts", "gdn_norm_out", "mhc"});
-      return tl::unexpected(usage("--recompute", "unknown recompute option or module '" + m + "'",
-                                  near.empty() ? "use any, none, selective, full or modules like core_attn,moe_act"
-                                               : "did you mean " + near + "?"));
-    }
-    modules |= *bit;
+  std::string bad;
+  const auto modules = parse_recompute_modules(f, &bad);
+  if (!modules) {
+    const std::string near = nearest(bad, recompute_module_names());
+    return tl::unexpected(usage("--recompute", "unknown recompute option or module '" + bad + "'",
+                                near.empty() ? "use any, none, selective, full or modules like core_attn,moe_act"
+                                             : "did you mean " + near + "?"));
   }
-  return std::vector<RecomputeOption>{{Recompute::kSelective, modules}};
+  return std::vector<RecomputeOption>{{Recompute::kSelective, *modules}};
 }
 
 Result<std::vector<Precision>> parse_precisions(const std::string& text) {

@@ -29,22 +29,6 @@ std::optional<Error> in_range(std::string_view name, T value, T lo, T hi, bool j
                            hi, what));
 }
 
-std::optional<uint32_t> parse_modules(const std::string& list, std::string* bad) {
-  uint32_t mask = 0;
-  std::stringstream ss(list);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (item.empty()) continue;
-    auto bit = parse_recompute_module(item);
-    if (!bit) {
-      *bad = item;
-      return std::nullopt;
-    }
-    mask |= *bit;
-  }
-  return mask;
-}
-
 }  // namespace
 
 Result<Setup> resolve_setup(const LayoutArgs& a, const Catalog& catalog, bool json_keys) {
@@ -113,22 +97,15 @@ Result<Setup> resolve_setup(const LayoutArgs& a, const Catalog& catalog, bool js
   if (!p) return fail(fl("precision") + ": unknown precision '" + a.precision + "'", {},
                       "use bf16, fp8_cs, fp8_ds, fp8_blockwise, mxfp8 or nvfp4");
   l.precision = *p;
-  if (a.recompute == "none") {
-    l.recompute = Recompute::kNone;
-  } else if (a.recompute == "selective") {
-    l.recompute = Recompute::kSelective;
-  } else if (a.recompute == "full") {
-    l.recompute = Recompute::kFull;
-    l.recompute_layers = a.recompute_layers;
-  } else {
-    return fail(fl("recompute") + ": unknown value '" + a.recompute + "'", {}, "use none, selective or full");
-  }
+  auto rc = parse_recompute(a.recompute);
+  if (!rc) return fail(fl("recompute") + ": unknown value '" + a.recompute + "'", {}, "use none, selective or full");
+  l.recompute = *rc;
+  if (l.recompute == Recompute::kFull) l.recompute_layers = a.recompute_layers;
   if (!a.recompute_modules.empty()) {
     std::string bad;
-    auto mask = parse_modules(a.recompute_modules, &bad);
+    auto mask = parse_recompute_modules(a.recompute_modules, &bad);
     if (!mask)
-      return fail(fl("recompute-modules") + ": unknown module '" + bad + "'", {},
-                  "use core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts, gdn_norm_out");
+      return fail(fl("recompute-modules") + ": unknown module '" + bad + "'", {}, "use " + recompute_module_choices());
     if (l.recompute == Recompute::kNone) l.recompute = Recompute::kSelective;
     l.recompute_modules = *mask;
   }

@@ -112,16 +112,10 @@ void read_recompute(YamlReader& r, const YNode* layout, Layout& l) {
   if (rc == nullptr) return;
   const std::string p = "layout.recompute";
   if (auto g = r.string(rc, "granularity", p)) {
-    const std::string f = to_lower(*g);
-    if (f == "full")
-      l.recompute = Recompute::kFull;
-    else if (f == "selective")
-      l.recompute = Recompute::kSelective;
-    else if (f == "none")
-      l.recompute = Recompute::kNone;
+    if (auto k = parse_recompute(*g))
+      l.recompute = *k;
     else
-      r.error(*rc->get("granularity"), "`" + p + ".granularity` is '" + *g + "'",
-              "use full, selective or none");
+      r.error(*rc->get("granularity"), "`" + p + ".granularity` is '" + *g + "'", "use full, selective or none");
   }
   if (auto m = r.string(rc, "method", p)) {
     if (*m == "uniform")

@@ -1,6 +1,8 @@
 #include "recipebook/core/layout.hpp"
 
 #include <array>
+#include <cctype>
+#include <sstream>
 #include <utility>
 
 #include "recipebook/core/strings.hpp"
@@ -29,7 +31,68 @@ constexpr std::array<std::pair<std::string_view, uint32_t>, 6> kGraphScopes{{
     {"mamba", kCgMamba},
 }};
 
+template <size_t N>
+std::optional<uint32_t> parse_mask(const std::array<std::pair<std::string_view, uint32_t>, N>& table,
+                                   std::string_view list, std::string* bad) {
+  uint32_t mask = 0;
+  // Items are separated by commas or spaces; brackets and quotes are ignored ("[attn, moe]").
+  std::string text(list);
+  for (char& c : text)
+    if (c == ',' || c == '[' || c == ']' || c == '"' || c == '\'' || std::isspace(static_cast<unsigned char>(c)) != 0)
+      c = ' ';
+  std::istringstream in(text);
+  std::string item;
+  while (in >> item) {
+    bool found = false;
+    for (const auto& [name, bit] : table) {
+      if (name != item) continue;
+      mask |= bit;
+      found = true;
+    }
+    if (!found) {
+      if (bad != nullptr) *bad = item;
+      return std::nullopt;
+    }
+  }
+  return mask;
+}
+
+template <size_t N>
+std::string choices(const std::array<std::pair<std::string_view, uint32_t>, N>& table) {
+  std::string out;
+  for (const auto& [name, bit] : table) {
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out;
+}
+
 }  // namespace
+
+std::optional<Recompute> parse_recompute(std::string_view s) {
+  const std::string f = to_lower(s);
+  if (f == "none") return Recompute::kNone;
+  if (f == "selective") return Recompute::kSelective;
+  if (f == "full") return Recompute::kFull;
+  return std::nullopt;
+}
+
+std::optional<uint32_t> parse_recompute_modules(std::string_view list, std::string* bad) {
+  return parse_mask(kRecomputeModules, list, bad);
+}
+
+std::optional<uint32_t> parse_cuda_graph_scopes(std::string_view list, std::string* bad) {
+  return parse_mask(kGraphScopes, list, bad);
+}
+
+std::vector<std::string> recompute_module_names() {
+  std::vector<std::string> out;
+  for (const auto& [name, bit] : kRecomputeModules) out.emplace_back(name);
+  return out;
+}
+
+std::string recompute_module_choices() { return choices(kRecomputeModules); }
+std::string cuda_graph_scope_choices() { return choices(kGraphScopes); }
 
 std::optional<Mode> parse_mode(std::string_view s) {
   const std::string f = to_lower(s);

@@ -3,9 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
-#include <optional>
+#include <vector>
 
 #include "recipebook/core/precision.hpp"
 
@@ -112,8 +113,17 @@ struct Cluster {
 std::optional<Mode> parse_mode(std::string_view s);  // pretrain | sft | peft | lora
 std::optional<Dispatcher> parse_dispatcher(std::string_view s);
 std::optional<CudaGraph> parse_cuda_graph(std::string_view s);
+std::optional<Recompute> parse_recompute(std::string_view s);  // none | selective | full
 std::optional<uint32_t> parse_recompute_module(std::string_view s);
 std::optional<uint32_t> parse_cuda_graph_scope(std::string_view s);
+// Lists ("core_attn,moe_act", "[attn, moe_router]") as a mask: items split at commas and spaces,
+// brackets and quotes ignored. On an unknown name: nullopt, with the name in `*bad`.
+std::optional<uint32_t> parse_recompute_modules(std::string_view list, std::string* bad);
+std::optional<uint32_t> parse_cuda_graph_scopes(std::string_view list, std::string* bad);
+// Every known name, for hints and "did you mean": {"core_attn", "moe_act", ...}, "core_attn, moe_act, ...".
+std::vector<std::string> recompute_module_names();
+std::string recompute_module_choices();
+std::string cuda_graph_scope_choices();
 std::string_view dispatcher_name(Dispatcher d);
 std::string_view cuda_graph_name(CudaGraph g);
 std::string_view recompute_name(Recompute r);

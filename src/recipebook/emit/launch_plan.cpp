@@ -6,7 +6,6 @@
 #include "recipebook/catalog/yaml_tree.hpp"
 #include "recipebook/core/strings.hpp"
 #include "recipebook/emit/launch_spec.hpp"
-#include "recipebook/rules/facts.hpp"
 
 namespace rb {
 namespace {
@@ -40,20 +39,16 @@ Result<void> apply_layout_flags(const LayoutFlags& f, Layout& l, bool from_flags
     l.precision = *p;
   }
   if (!f.recompute.empty()) {
-    const std::string r = to_lower(f.recompute);
-    if (r == "none") l.recompute = Recompute::kNone;
-    else if (r == "selective") l.recompute = Recompute::kSelective;
-    else if (r == "full") l.recompute = Recompute::kFull;
-    else return fail("unknown recompute '" + f.recompute + "'", {"--recompute"}, "use none, selective or full");
+    auto r = parse_recompute(f.recompute);
+    if (!r) return fail("unknown recompute '" + f.recompute + "'", {"--recompute"}, "use none, selective or full");
+    l.recompute = *r;
   }
+  std::string bad;
   if (!f.recompute_modules.empty()) {
-    uint32_t mask = 0;
-    for (const auto& m : split_list(f.recompute_modules)) {
-      auto bit = parse_recompute_module(m);
-      if (!bit) return fail("unknown recompute module '" + m + "'", {"--recompute-modules"});
-      mask |= *bit;
-    }
-    l.recompute_modules = mask;
+    auto mask = parse_recompute_modules(f.recompute_modules, &bad);
+    if (!mask)
+      return fail("unknown recompute module '" + bad + "'", {"--recompute-modules"}, "use " + recompute_module_choices());
+    l.recompute_modules = *mask;
     if (f.recompute.empty()) l.recompute = Recompute::kSelective;
   }
   if (!f.recompute_method.empty()) {
@@ -75,13 +70,10 @@ Result<void> apply_layout_flags(const LayoutFlags& f, Layout& l, bool from_flags
     if (*g == CudaGraph::kNone) l.cuda_graph_scope = 0;
   }
   if (!f.cuda_graph_scope.empty()) {
-    uint32_t mask = 0;
-    for (const auto& m : split_list(f.cuda_graph_scope)) {
-      auto bit = parse_cuda_graph_scope(m);
-      if (!bit) return fail("unknown CUDA-graph scope '" + m + "'", {"--cuda-graph-scope"});
-      mask |= *bit;
-    }
-    l.cuda_graph_scope = mask;
+    auto mask = parse_cuda_graph_scopes(f.cuda_graph_scope, &bad);
+    if (!mask)
+      return fail("unknown CUDA-graph scope '" + bad + "'", {"--cuda-graph-scope"}, "use " + cuda_graph_scope_choices());
+    l.cuda_graph_scope = *mask;
   }
   return {};
 }
