@@ -76,12 +76,10 @@ void print_group(const char* title, const std::vector<Row>& rows, std::string (*
 
 void print_time(const Estimate& e) {
   const TimeBreakdown& t = e.time;
-  const double s = t.step_time_s;
-  std::printf("      step %.2fs: gemm %.0f%% attn %.0f%% mem %.0f%% recompute %.0f%% tp %.0f%% cp %.0f%% ep %.0f%% pp %.0f%% "
-              "bubble %.0f%% dp %.0f%% opt %.0f%% overhead %.0f%%\n",
-              s, 100 * t.gemm_s / s, 100 * t.attention_s / s, 100 * t.memory_bound_s / s, 100 * t.recompute_s / s,
-              100 * t.tp_comm_s / s, 100 * t.cp_comm_s / s, 100 * t.ep_comm_s / s, 100 * t.pp_p2p_s / s,
-              100 * t.bubble_s / s, 100 * t.dp_comm_s / s, 100 * t.optimizer_s / s, 100 * t.overhead_s / s);
+  std::printf("      step %.2fs:", t.step_time_s);
+  for (const TimePart& p : kTimeParts) std::printf(" %.*s %.0f%%", static_cast<int>(p.label.size()), p.label.data(),
+                                                   100 * (t.*p.seconds) / t.step_time_s);
+  std::printf("\n");
 }
 
 

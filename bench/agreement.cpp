@@ -104,12 +104,11 @@ struct Row {
   double seconds = 0;
 };
 
-// The time components, named as in estimate/time.hpp.
-std::vector<std::pair<const char*, double>> parts(const TimeBreakdown& t) {
-  return {{"GEMM", t.gemm_s},        {"attention", t.attention_s}, {"memory-bound", t.memory_bound_s},
-          {"recompute", t.recompute_s}, {"TP comm", t.tp_comm_s}, {"CP comm", t.cp_comm_s},
-          {"EP comm", t.ep_comm_s},   {"PP p2p", t.pp_p2p_s},      {"bubble", t.bubble_s},
-          {"DP comm", t.dp_comm_s},   {"optimizer", t.optimizer_s}, {"overhead", t.overhead_s}};
+// The time components, labelled as in estimate/time.hpp kTimeParts.
+std::vector<std::pair<std::string_view, double>> parts(const TimeBreakdown& t) {
+  std::vector<std::pair<std::string_view, double>> out;
+  for (const TimePart& p : kTimeParts) out.emplace_back(p.label, t.*p.seconds);
+  return out;
 }
 
 // The step-time part with the largest excess of the recipe over the plan's best.
@@ -118,7 +117,7 @@ std::string top_part(const Estimate& re, const Estimate& be) {
   size_t best = 0;
   for (size_t i = 1; i < a.size(); ++i)
     if (a[i].second - b[i].second > a[best].second - b[best].second) best = i;
-  return a[best].first;
+  return std::string(a[best].first);
 }
 
 // One line: the layout difference and the step-time parts that differ most (recipe vs plan).

@@ -218,9 +218,8 @@ std::string top_tables(const PlanView& v) {
   for (size_t i = 0; i < r.top.size(); ++i) {
     const TimeBreakdown& b = r.top[i].estimate.time;
     std::vector<std::string> row{std::to_string(i + 1)};
-    for (double x : {b.gemm_s, b.attention_s, b.memory_bound_s, b.recompute_s, b.tp_comm_s, b.cp_comm_s, b.ep_comm_s,
-                     b.pp_p2p_s, b.bubble_s, b.dp_comm_s, b.optimizer_s, b.overhead_s, b.step_time_s})
-      row.push_back(fmt::format("{:.3f}", x));
+    for (const TimePart& p : kTimeParts) row.push_back(fmt::format("{:.3f}", b.*p.seconds));
+    row.push_back(fmt::format("{:.3f}", b.step_time_s));
     s.add_row(std::move(row));
   }
   out += "\nStep time (s)\n" + s.render();

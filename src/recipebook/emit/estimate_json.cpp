@@ -20,18 +20,7 @@ Json memory_parts_json(const MemoryBreakdown& m) {
 
 Json time_parts_json(const TimeBreakdown& t) {
   Json p;
-  p["gemm_s"] = t.gemm_s;
-  p["attention_s"] = t.attention_s;
-  p["memory_bound_s"] = t.memory_bound_s;
-  p["recompute_s"] = t.recompute_s;
-  p["tp_comm_s"] = t.tp_comm_s;
-  p["cp_comm_s"] = t.cp_comm_s;
-  p["ep_comm_s"] = t.ep_comm_s;
-  p["pp_p2p_s"] = t.pp_p2p_s;
-  p["bubble_s"] = t.bubble_s;
-  p["dp_comm_s"] = t.dp_comm_s;
-  p["optimizer_s"] = t.optimizer_s;
-  p["overhead_s"] = t.overhead_s;
+  for (const TimePart& part : kTimeParts) p[std::string(part.key)] = t.*part.seconds;
   return p;
 }
 

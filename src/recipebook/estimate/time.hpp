@@ -8,6 +8,9 @@
 // not hide and the optimizer step. Collectives follow collectives.hpp (Calculon-style alpha-beta).
 #pragma once
 
+#include <array>
+#include <string_view>
+
 #include "recipebook/core/hardware.hpp"
 #include "recipebook/core/layout.hpp"
 #include "recipebook/estimate/prepared.hpp"
@@ -34,11 +37,36 @@ struct TimeBreakdown {
   int bottleneck_stage = 0;
   int microbatches = 0;
 
-  [[nodiscard]] double sum() const {
-    return gemm_s + attention_s + memory_bound_s + recompute_s + tp_comm_s + cp_comm_s + ep_comm_s + pp_p2p_s +
-           bubble_s + dp_comm_s + optimizer_s + overhead_s;
-  }
+  [[nodiscard]] double sum() const;
 };
+
+// The parts of a step, in one order for every table and JSON object that lists them: `key` is the
+// JSON name (TimeBreakdown's member), `label` the table heading.
+struct TimePart {
+  std::string_view key;
+  std::string_view label;
+  double TimeBreakdown::*seconds;
+};
+inline constexpr std::array<TimePart, 12> kTimeParts{{
+    {"gemm_s", "GEMM", &TimeBreakdown::gemm_s},
+    {"attention_s", "attention", &TimeBreakdown::attention_s},
+    {"memory_bound_s", "memory-bound", &TimeBreakdown::memory_bound_s},
+    {"recompute_s", "recompute", &TimeBreakdown::recompute_s},
+    {"tp_comm_s", "TP comm", &TimeBreakdown::tp_comm_s},
+    {"cp_comm_s", "CP comm", &TimeBreakdown::cp_comm_s},
+    {"ep_comm_s", "EP comm", &TimeBreakdown::ep_comm_s},
+    {"pp_p2p_s", "PP p2p", &TimeBreakdown::pp_p2p_s},
+    {"bubble_s", "bubble", &TimeBreakdown::bubble_s},
+    {"dp_comm_s", "DP comm", &TimeBreakdown::dp_comm_s},
+    {"optimizer_s", "optimizer", &TimeBreakdown::optimizer_s},
+    {"overhead_s", "overhead", &TimeBreakdown::overhead_s},
+}};
+
+inline double TimeBreakdown::sum() const {
+  double s = 0;
+  for (const TimePart& p : kTimeParts) s += this->*p.seconds;
+  return s;
+}
 
 struct TimeInputs {
   const PreparedModel* model = nullptr;
