@@ -104,7 +104,9 @@ std::optional<double> parse_tokens(const std::string& text) {
   return v * scale;
 }
 
-Result<std::vector<RecomputeOption>> parse_recompute(const std::string& text, const Model& model) {
+// --recompute: any | none | selective | full | a module list, as the recompute options the search tries
+// (empty = every option).
+Result<std::vector<RecomputeOption>> recompute_choices_from_flag(const std::string& text, const Model& model) {
   const std::string f = to_lower(text);
   if (f.empty() || f == "any") return std::vector<RecomputeOption>{};
   if (f == "none") return std::vector<RecomputeOption>{{Recompute::kNone, 0}};
@@ -188,7 +190,7 @@ Result<PlanRequest> make_request(const PlanOptions& o, const Model& model, const
     req.fixed.fsdp = false;
   else if (fsdp != "any")
     return tl::unexpected(usage("--fsdp", "'" + o.fsdp + "' is not any, on or off"));
-  auto rc = parse_recompute(o.recompute, model);
+  auto rc = recompute_choices_from_flag(o.recompute, model);
   if (!rc) return tl::unexpected(rc.error());
   req.fixed.recompute = *rc;
   if (to_lower(o.dispatcher) != "any") {
