@@ -9,6 +9,7 @@
 #pragma once
 
 #include <array>
+#include <string_view>
 
 #include "recipebook/core/hardware.hpp"
 #include "recipebook/core/layout.hpp"
@@ -36,12 +37,34 @@ struct MemoryBreakdown {
   double capacity_bytes = 0;
   bool fits = false;
 
-  [[nodiscard]] double sum() const {
-    return weights_bytes + quantized_weights_bytes + grads_bytes + optimizer_bytes + activations_bytes +
-           logits_bytes + fsdp_buffers_bytes + cuda_context_bytes + nccl_buffers_bytes + cuda_graphs_bytes +
-           fragmentation_bytes;
-  }
+  [[nodiscard]] double sum() const;
 };
+
+// The parts of a rank's memory in one order for every listing: `key` is the JSON name
+// (MemoryBreakdown's member).
+struct MemoryPart {
+  std::string_view key;
+  double MemoryBreakdown::*bytes;
+};
+inline constexpr std::array<MemoryPart, 11> kMemoryParts{{
+    {"weights_bytes", &MemoryBreakdown::weights_bytes},
+    {"quantized_weights_bytes", &MemoryBreakdown::quantized_weights_bytes},
+    {"grads_bytes", &MemoryBreakdown::grads_bytes},
+    {"optimizer_bytes", &MemoryBreakdown::optimizer_bytes},
+    {"activations_bytes", &MemoryBreakdown::activations_bytes},
+    {"logits_bytes", &MemoryBreakdown::logits_bytes},
+    {"fsdp_buffers_bytes", &MemoryBreakdown::fsdp_buffers_bytes},
+    {"cuda_context_bytes", &MemoryBreakdown::cuda_context_bytes},
+    {"nccl_buffers_bytes", &MemoryBreakdown::nccl_buffers_bytes},
+    {"cuda_graphs_bytes", &MemoryBreakdown::cuda_graphs_bytes},
+    {"fragmentation_bytes", &MemoryBreakdown::fragmentation_bytes},
+}};
+
+inline double MemoryBreakdown::sum() const {
+  double s = 0;
+  for (const MemoryPart& p : kMemoryParts) s += this->*p.bytes;
+  return s;
+}
 
 struct MemoryReport {
   MemoryBreakdown worst;  // the pipeline rank with the highest peak
