@@ -13,7 +13,7 @@ namespace {
 // GEMM size factors n / (n + n0) (docs/model.md "Time constants"): chosen once on the measured
 // catalog rows (not per GPU or family) — small GEMMs and grouped expert GEMMs lose efficiency.
 constexpr double kGemmHalfDim = 1024.0;    // dense GEMMs, n = smallest TP-sharded dimension
-constexpr double kExpertHalfDim = 4096.0;  // grouped expert GEMMs, n = min(tokens per expert, sqrt(h x width))
+constexpr double kExpertHalfDim = 4096.0;  // grouped expert GEMMs, n = sqrt(h x width / etp)
 constexpr double kAttnPasses = 3.5;         // flash attention: forward 1, backward 2.5 (FlashAttention-2 Sec. 3)
 // Mamba-2 SSD and GDN chunked delta-rule kernels, per FLOP Megatron counts for them (7 d_in state for
 // the scan), run at this fraction of the flash-attention rate: Dao & Gu 2024 (arXiv 2405.21060,
@@ -36,6 +36,16 @@ struct RankTime {
   double gemm = 0, attn = 0, mem = 0, recompute = 0, tp = 0, cp = 0, ep = 0, pp = 0, overhead = 0;
   [[nodiscard]] double total() const { return gemm + attn + mem + recompute + tp + cp + ep + pp + overhead; }
 };
+
+// Bytes per element of a GEMM's quantized operands (scales neglected): bf16 2, FP8 1, FP4 0.5.
+double gemm_operand_bytes(Precision p) {
+  switch (precision_class(p)) {
+    case PrecisionClass::kBf16: return 2.0;
+    case PrecisionClass::kFp8: return 1.0;
+    case PrecisionClass::kFp4: return 0.5;
+  }
+  return 2.0;
+}
 
 double sum_act(const LayerSums& s, const Layout& l) {
   double b = 0;
@@ -75,11 +85,15 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
   const double f_dense = gemm_size_factor(std::min(h, dense_width / tp));
   double f_expert = 1.0;
   if (pm.experts > 0) {
-    const double per_expert_tokens = tok_tp * pm.top_k * l.ep / pm.experts;
-    // The grouped GEMMs of one expert are (tokens x h) by (h x ffn): size them by the geometric mean
-    // of h and the expert width, capped by the tokens each expert receives.
-    const double n = std::min(per_expert_tokens, std::sqrt(h * pm.moe_ffn / std::max(1, l.etp)));
-    f_expert = n / (n + kExpertHalfDim);
+    // The grouped GEMMs of one expert are (m tokens x h) by (h x width). Two losses multiply:
+    // - the expert's weights stream from HBM once per GEMM, so the GEMM takes (1 + m_ridge / m) of
+    //   its compute time, m_ridge = FLOP/s x operand bytes / (2 x HBM bytes/s) (the roofline ridge
+    //   of a weight-bound GEMM, both at their achieved rates: about 220-300 tokens on H100-GB300);
+    // - the shape factor s / (s + kExpertHalfDim) of the geometric mean s of h and the width.
+    const double m = tok_tp * pm.top_k * l.ep / pm.experts;
+    const double m_ridge = peak * eff.gemm * gemm_operand_bytes(l.precision) / (2.0 * hbm);
+    const double s = std::sqrt(h * pm.moe_ffn / std::max(1, l.etp));
+    f_expert = m / (m + m_ridge) * s / (s + kExpertHalfDim);
   }
   const double vpad = static_cast<double>(padded_vocab(pm.model.vocab, l.tp));
   const double swa_ctx = (pm.window > 0 && pm.window < in.seq)
