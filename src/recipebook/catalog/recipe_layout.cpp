@@ -145,6 +145,9 @@ void read_layout(YamlReader& r, const YNode& doc, int gpus, Recipe& rec) {
   l.cp = cp.value_or(1);
   l.ep = ep.value_or(1);
   l.vp = r.int32(lay, "vpp", p, 1).value_or(1);
+  // An omitted ETP reads as 1, not as Megatron-Core's default (TP): read as TP, six records that ran
+  // (GLM-4.5 SFT/LoRA, gpt-oss 32k SFT, Qwen3.5-VL-122B) would break RB-EP-DIVISIBLE or
+  // RB-MOE-BIAS-ETP, so their Bridge model providers set ETP 1. `estimate --etp` keeps TP.
   l.etp = r.int32(lay, "etp", p, 1).value_or(1);
   if (dp) {
     l.dp = *dp;

@@ -27,6 +27,7 @@ constexpr double kFp8CastTraffic = 1.0;     // extra bytes per activation byte f
 constexpr double kLaunchPerLayerS = 60e-6;  // launches of one layer, forward + backward, no graphs
 constexpr double kGraphLaunchFactor = 0.3;  // what remains with per-module CUDA graphs
 constexpr double kMoeSyncS = 40e-6;         // host sync of dropless token counts, per MoE layer and pass
+constexpr double kCpStepLaunchS = 20e-6;    // per layer and extra CP ring step: attention + P2P launches, fwd + bwd
 constexpr double kOptimizerBytesFp32 = 30;  // grad read, master/m/v read+write, param write (per param)
 constexpr double kOptimizerBytesBf16 = 18;  // with bf16 moments and bf16-stored masters
 constexpr double kDpGradBytes = 2.0;        // gradient buckets in the parameter dtype (grad_reduce_in_fp32=False)
@@ -203,7 +204,7 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
     }
     // PP: each chunk sends its output forward and its input gradient backward.
     t.pp = 2.0 * l.vp * pp_send * (1.0 - eff.overlap);
-    t.overhead = launch * (layers * kLaunchPerLayerS + s.moe_layers * 2.0 * kMoeSyncS);
+    t.overhead = launch * (layers * (kLaunchPerLayerS + (l.cp - 1.0) * kCpStepLaunchS) + s.moe_layers * 2.0 * kMoeSyncS);
 
     const double total = t.total();
     if (total > worst_total) {

@@ -193,6 +193,55 @@ TEST(Time, ContextParallelExchangeIsHiddenUnderAttention) {
   EXPECT_GT(run(pm, hw, wide, 16384, 4).cp_comm_s, 0.0);  // across nodes, with little attention to hide it
 }
 
+TEST(Time, ExpertGemmsPayTheirWeightReadsPerToken) {
+  // Grouped expert GEMMs take (1 + m_ridge / m) of their compute time with m tokens per expert:
+  // the expert's weights stream from HBM once per GEMM. The GEMM time per token therefore falls
+  // as the micro batch (and with it m) grows, and it falls by exactly the ridge term.
+  const PreparedModel pm = prepare(test::qwen3_30b_a3b());
+  const Hardware hw = test::h100();
+  const Efficiency& eff = hw.eff(Precision::kBf16);
+  Layout l;
+  l.ep = 8;
+  l.dp = 8;
+  std::vector<double> per_token;
+  for (int mbs : {1, 2, 4, 8}) {
+    l.mbs = mbs;
+    per_token.push_back(run(pm, hw, l, 4096, 1).gemm_s / mbs);
+  }
+  for (size_t i = 1; i < per_token.size(); ++i) EXPECT_LT(per_token[i], per_token[i - 1]);
+  // Expert and dense GEMM time per token: dense + expert x (1 + ridge / m), m = 4096 mbs x 8 x 8 / 128.
+  const double ridge = hw.bf16_flops_per_s * eff.gemm * 2.0 / (2.0 * hw.hbm_bytes_per_s * eff.hbm);
+  const double m1 = 4096.0 * 8 * 8 / 128, m8 = 8 * m1;
+  const double expert = (per_token[0] - per_token[3]) / (ridge / m1 - ridge / m8);
+  const double dense = per_token[3] - expert * (1.0 + ridge / m8);
+  EXPECT_GT(expert, 0.0);
+  EXPECT_GT(dense, 0.0);
+  EXPECT_NEAR(per_token[1], dense + expert * (1.0 + ridge / (2 * m1)), 1e-9 * per_token[1]);
+  // FP8 operands are half the bytes at twice the rate: the same ridge in tokens.
+  l.mbs = 1;
+  l.precision = Precision::kFp8Cs;
+  EXPECT_LT(run(pm, hw, l, 4096, 1).gemm_s, per_token[0]);
+}
+
+TEST(Time, ContextParallelPaysItsRingStepLaunches) {
+  // CP 2 with micro batch 4 does the same per-rank work as CP 1 with micro batch 2; the extra ring
+  // step's launches make it (slightly) slower, so equal layouts do not tie in the planner.
+  const PreparedModel pm = prepare(test::llama3_8b());
+  const Hardware hw = test::h100();
+  Layout a;
+  a.dp = 8;
+  a.mbs = 2;
+  Layout b = a;
+  b.cp = 2;
+  b.dp = 4;
+  b.mbs = 4;
+  const TimeBreakdown ta = run(pm, hw, a, 4096, 4);
+  const TimeBreakdown tb = run(pm, hw, b, 4096, 4);
+  EXPECT_NEAR(tb.gemm_s, ta.gemm_s, 1e-9 * ta.gemm_s);
+  EXPECT_GT(tb.overhead_s, ta.overhead_s);
+  EXPECT_LT(tb.overhead_s - ta.overhead_s, 0.01 * ta.step_time_s);
+}
+
 TEST(Time, GemmSizeFactor) {
   EXPECT_DOUBLE_EQ(gemm_size_factor(1024), 0.5);
   EXPECT_GT(gemm_size_factor(16384), 0.9);

@@ -99,6 +99,27 @@ TEST(Planner, CountsPartitionTheSpace) {
   }
 }
 
+TEST(Planner, OffersOneFlexBackendUnlessFixed) {
+  // The estimator prices DeepEP and HybridEP alike; the search offers HybridEP only (it runs on
+  // every NVIDIA GPU) instead of listing each flex layout twice. Fixing DeepEP still works.
+  const PlanSetup s(test::qwen3_30b_a3b(), test::h100());
+  PlanRequest req = request(16, 4096, 512);
+  req.top_k = 20;
+  auto r = plan(s.inputs(), req);
+  ASSERT_TRUE(r);
+  bool flex = false;
+  for (const Candidate& x : r->top) {
+    EXPECT_NE(x.layout.dispatcher, Dispatcher::kFlexDeepep);
+    flex = flex || x.layout.dispatcher == Dispatcher::kFlexHybridep;
+  }
+  EXPECT_TRUE(flex);
+  req.fixed.dispatcher = Dispatcher::kFlexDeepep;
+  auto d = plan(s.inputs(), req);
+  ASSERT_TRUE(d);
+  ASSERT_FALSE(d->top.empty());
+  for (const Candidate& x : d->top) EXPECT_EQ(x.layout.dispatcher, Dispatcher::kFlexDeepep);
+}
+
 TEST(Planner, SameResultForAnyThreadCount) {
   const PlanSetup s(test::qwen3_30b_a3b(), test::b200());
   PlanRequest req = request(8, 4096, 512);

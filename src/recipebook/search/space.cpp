@@ -185,7 +185,10 @@ std::vector<int> Space::etp(int tp) const {
 
 std::vector<Dispatcher> Space::dispatchers(int ep) const {
   if (fixed_.dispatcher) return {*fixed_.dispatcher};
-  if (ep > 1) return {Dispatcher::kAlltoall, Dispatcher::kFlexDeepep, Dispatcher::kFlexHybridep};
+  // One flex backend: the estimator prices DeepEP and HybridEP alike (FP8 dispatch), so offering
+  // both only listed every flex layout twice. HybridEP runs on every NVIDIA GPU the rules allow
+  // (DeepEP not on GB200/GB300); `--dispatcher deepep` still fixes DeepEP.
+  if (ep > 1) return {Dispatcher::kAlltoall, Dispatcher::kFlexHybridep};
   return {Dispatcher::kAlltoall};
 }
 

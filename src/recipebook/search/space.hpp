@@ -11,7 +11,7 @@
 //                                                 uniform when it divides, else stage_split())
 //   EP         divisors of E (1 for a dense model)
 //   ETP        divisors of TP (1 for a dense model)
-//   dispatcher alltoall, flex-deepep, flex-hybridep when EP > 1; alltoall when EP = 1
+//   dispatcher alltoall, flex-hybridep when EP > 1 (DeepEP only when fixed); alltoall when EP = 1
 //   recompute  recompute_options(model)
 //   FSDP       off, on
 //   MBS        1 .. max_mbs (default 16)
@@ -125,7 +125,7 @@ class Space {
   [[nodiscard]] uint64_t below_fsdp() const { return mbs_.size(); }
   [[nodiscard]] uint64_t below_recompute() const { return fsdp_.size() * below_fsdp(); }
   [[nodiscard]] uint64_t below_dispatcher() const { return recompute_.size() * below_recompute(); }
-  [[nodiscard]] uint64_t dispatcher_count(int ep) const { return fixed_.dispatcher || ep <= 1 ? 1 : 3; }
+  [[nodiscard]] uint64_t dispatcher_count(int ep) const { return fixed_.dispatcher || ep <= 1 ? 1 : 2; }
   [[nodiscard]] uint64_t below_etp(int ep) const { return dispatcher_count(ep) * below_dispatcher(); }
   [[nodiscard]] uint64_t below_ep(int tp, int ep) const { return etp(tp).size() * below_etp(ep); }
   [[nodiscard]] uint64_t below_pipeline(int tp) const;
