@@ -115,9 +115,12 @@ void print_outcome(const Setup& s, const Outcome& o, const Context& ctx) {
   const Layout& l = s.layout;
   ctx.out << fmt::format("{} on {} x {}, {} seq {} gbs {}\n", s.model.name, s.cluster.gpus, s.hardware.name,
                          mode_name(s.workload.mode), s.workload.seq, s.workload.gbs);
-  ctx.out << fmt::format("layout: TP {} PP {} VP {} CP {} EP {} ETP {} DP {}, micro batch {}{}{}, {}, recompute {}\n",
-                         l.tp, l.pp, l.vp, l.cp, l.ep, l.etp, l.dp, l.mbs, l.sp ? ", SP" : "", l.fsdp ? ", FSDP" : "",
-                         precision_name(l.precision), recompute_name(l.recompute));
+  const std::string split = l.first_stage_layers > 0 || l.last_stage_layers > 0
+                                ? fmt::format(" (first/last stage {}/{} layers)", l.first_stage_layers, l.last_stage_layers)
+                                : "";
+  ctx.out << fmt::format("layout: TP {} PP {}{} VP {} CP {} EP {} ETP {} DP {}, micro batch {}{}{}, {}, recompute {}\n",
+                         l.tp, l.pp, split, l.vp, l.cp, l.ep, l.etp, l.dp, l.mbs, l.sp ? ", SP" : "",
+                         l.fsdp ? ", FSDP" : "", precision_name(l.precision), recompute_name(l.recompute));
   ctx.out << fmt::format("params: {:.3f} B total, {:.3f} B active\n\n", static_cast<double>(o.params.total) / 1e9,
                          static_cast<double>(o.params.active) / 1e9);
   if (!o.estimate) {

@@ -51,7 +51,7 @@ Result<Setup> resolve_setup(const LayoutArgs& a, const Catalog& catalog, bool js
                 "add a hardware YAML with them via --catalog DIR");
   s.hardware = *hw;
 
-  const std::array<std::optional<Error>, 11> range_errors{
+  const std::array<std::optional<Error>, 13> range_errors{
       in_range<int>("gpus", a.gpus, 1, 1 << 20, json_keys),
       in_range<int>("gpus-per-node", a.gpus_per_node, 0, 1024, json_keys),
       in_range<int64_t>("seq", a.seq, 1, 10'000'000, json_keys, " tokens"),
@@ -63,6 +63,8 @@ Result<Setup> resolve_setup(const LayoutArgs& a, const Catalog& catalog, bool js
       in_range<int>("cp", a.cp, 1, a.gpus, json_keys, " (the GPU count)"),
       in_range<int>("ep", a.ep, 1, a.gpus, json_keys, " (the GPU count)"),
       in_range<int>("etp", a.etp, 0, a.gpus, json_keys, " (0 means: the same as TP)"),
+      in_range<int>("first-stage-layers", a.first_stage_layers, 0, 100'000, json_keys, " (0 means: an even split)"),
+      in_range<int>("last-stage-layers", a.last_stage_layers, 0, 100'000, json_keys, " (0 means: an even split)"),
   };
   for (const auto& e : range_errors)
     if (e) return tl::unexpected(*e);
@@ -84,7 +86,10 @@ Result<Setup> resolve_setup(const LayoutArgs& a, const Catalog& catalog, bool js
   l.vp = a.vp;
   l.cp = a.cp;
   l.ep = a.ep;
-  l.etp = a.etp == 0 ? a.tp : a.etp;
+  // Megatron's default ETP is TP; a dense model has no experts to split, so its ETP stays 1.
+  l.etp = a.etp != 0 ? a.etp : s.model.is_moe() ? a.tp : 1;
+  l.first_stage_layers = a.first_stage_layers;  // the rules check the split (RB-PP-LAYERS)
+  l.last_stage_layers = a.last_stage_layers;
   l.mbs = a.mbs;
   const int mp = a.tp * a.pp * a.cp;
   l.dp = a.gpus % mp == 0 ? a.gpus / mp : 0;  // 0: the rules report RB-WORLD-DIVISIBLE
@@ -124,7 +129,7 @@ Result<LayoutArgs> layout_args_from_json(const nlohmann::json& j, const LayoutAr
   LayoutArgs a = defaults;
   static const std::vector<std::string> kKeys{
       "model", "gpu", "gpus", "gpus_per_node", "mode", "seq", "gbs", "mbs", "tp", "pp", "vp", "cp", "ep", "etp",
-      "fsdp", "sp", "precision", "recompute", "recompute_modules", "recompute_layers", "dispatcher", "cuda_graph",
+      "first_stage_layers", "last_stage_layers", "fsdp", "sp", "precision", "recompute", "recompute_modules", "recompute_layers", "dispatcher", "cuda_graph",
       "distributed_optimizer", "precision_aware_optimizer", "tokens", "lora_rank"};
   for (const auto& [key, v] : j.items()) {
     auto type_error = [&, k = key](const char* want) {
@@ -169,6 +174,8 @@ Result<LayoutArgs> layout_args_from_json(const nlohmann::json& j, const LayoutAr
     else if (key == "cp") err = get_int(a.cp);
     else if (key == "ep") err = get_int(a.ep);
     else if (key == "etp") err = get_int(a.etp);
+    else if (key == "first_stage_layers") err = get_int(a.first_stage_layers);
+    else if (key == "last_stage_layers") err = get_int(a.last_stage_layers);
     else if (key == "recompute_layers") err = get_int(a.recompute_layers);
     else if (key == "lora_rank") err = get_int(a.lora_rank);
     else if (key == "fsdp") err = get_bool(a.fsdp);

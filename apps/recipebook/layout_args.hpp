@@ -26,6 +26,7 @@ struct LayoutArgs {
   int64_t gbs = 0;
   int mbs = 1;
   int tp = 1, pp = 1, vp = 1, cp = 1, ep = 1, etp = 0;  // etp 0 = Megatron's default (= TP)
+  int first_stage_layers = 0, last_stage_layers = 0;     // uneven pipeline split; 0 = uniform
   bool fsdp = false;
   std::optional<bool> sp;  // default: on when TP > 1 (seed 004, resizing rule 5)
   std::string precision = "bf16";

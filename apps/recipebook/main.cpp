@@ -115,6 +115,9 @@ void add_layout_flags(CLI::App* cmd, rb::cli::LayoutArgs& a) {
   cmd->add_option("--cp", a.cp, "Context parallel degree")->capture_default_str();
   cmd->add_option("--ep", a.ep, "Expert parallel degree")->capture_default_str();
   cmd->add_option("--etp", a.etp, "Expert tensor parallel degree (default: TP, as Megatron)");
+  cmd->add_option("--first-stage-layers", a.first_stage_layers,
+                  "Layers on the first pipeline stage, when PP does not divide the layers (default: even split)");
+  cmd->add_option("--last-stage-layers", a.last_stage_layers, "Layers on the last pipeline stage (default: even split)");
   cmd->add_flag("--fsdp", a.fsdp, "Megatron-FSDP instead of DDP + distributed optimizer");
   auto* sp = cmd->add_flag_function("--sp,!--no-sp", [&a](int64_t n) { a.sp = n > 0; },
                                     "Sequence parallelism (default: on when TP > 1)");
@@ -175,6 +178,11 @@ void add_launch(CLI::App& app, Action& action) {
   cmd->add_option("--ep", f.ep, "Expert parallel size")->check(CLI::PositiveNumber)->group(l);
   cmd->add_option("--etp", f.etp, "Expert tensor parallel size")->check(CLI::PositiveNumber)->group(l);
   cmd->add_option("--mbs", f.mbs, "Micro batch size")->check(CLI::PositiveNumber)->group(l);
+  cmd->add_option("--first-stage-layers", f.first_stage_layers,
+                  "Layers on the first pipeline stage, when PP does not divide the layers")
+      ->check(CLI::NonNegativeNumber)->group(l);
+  cmd->add_option("--last-stage-layers", f.last_stage_layers, "Layers on the last pipeline stage")
+      ->check(CLI::NonNegativeNumber)->group(l);
   // On/off switches: unset keeps the recipe's value (optional<bool>), so each side sets it.
   auto on_off = [&](const std::string& name, std::optional<bool>& value, const std::string& help, bool with_off) {
     cmd->add_flag_callback("--" + name, [&value] { value = true; }, help)->group(l);

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <utility>
+
 #include "recipebook/catalog/yaml_tree.hpp"
 #include "recipebook/core/strings.hpp"
 #include "recipebook/emit/launch_spec.hpp"
@@ -15,9 +17,14 @@ using Json = nlohmann::json;
 Result<void> apply_layout_flags(const LayoutFlags& f, Layout& l, bool from_flags_only) {
   const int old_tp = l.tp;
   const bool old_sp = l.sp;
+  const std::pair old_pipeline{l.pp, l.vp};
   if (f.tp) l.tp = *f.tp;
   if (f.pp) l.pp = *f.pp;
   if (f.vp) l.vp = *f.vp;
+  // A recipe's uneven split belongs to its PP and VP: another pipeline starts even unless given.
+  if (std::pair{l.pp, l.vp} != old_pipeline) l.first_stage_layers = l.last_stage_layers = 0;
+  if (f.first_stage_layers) l.first_stage_layers = *f.first_stage_layers;
+  if (f.last_stage_layers) l.last_stage_layers = *f.last_stage_layers;
   if (f.cp) l.cp = *f.cp;
   if (f.ep) l.ep = *f.ep;
   if (f.etp) l.etp = *f.etp;
@@ -130,6 +137,7 @@ Result<void> read_plan_entry(const std::string& path, int pick, LaunchSpec& spec
     };
     num("tp", f.tp); num("pp", f.pp); num("vp", f.vp); num("cp", f.cp); num("ep", f.ep); num("etp", f.etp);
     num("mbs", f.mbs); num("recompute_layers", f.recompute_layers);
+    num("first_stage_layers", f.first_stage_layers); num("last_stage_layers", f.last_stage_layers);
     auto flag = [&](const char* k, std::optional<bool>& out) {
       if (lj.contains(k) && lj[k].is_boolean()) out = lj[k].get<bool>();
     };

@@ -92,7 +92,7 @@ std::string extendable(const Catalog& catalog, const std::string& name, const La
 }  // namespace
 
 bool LayoutFlags::any() const {
-  return tp || pp || vp || cp || ep || etp || mbs || sp || fsdp || distributed_optimizer || precision_aware_optimizer ||
+  return tp || pp || vp || cp || ep || etp || mbs || first_stage_layers || last_stage_layers || sp || fsdp || distributed_optimizer || precision_aware_optimizer ||
          ep_a2a_overlap || tp_comm_overlap || !precision.empty() || !recompute.empty() || !recompute_modules.empty() ||
          !recompute_method.empty() || recompute_layers || !dispatcher.empty() || !cuda_graph.empty() ||
          !cuda_graph_scope.empty() || cpu_offload_layers;
@@ -275,6 +275,12 @@ std::vector<Finding> check_launch_rules(const LaunchSpec& spec, const Catalog& c
     in.facts.name = spec.name;
     in.facts.framework = std::string(framework_name(spec.framework));
     in.facts.entry_point = spec.framework == Framework::kBridge ? spec.bridge_recipe : "pretrain_gpt.py";
+  }
+  // A pipeline layout the recipe sets (in code, or as a setting) is for its own PP and VP: with
+  // another pipeline the launch writes none, so the rules check the split the command will have.
+  if (from_record && spec.base && (spec.base->pp != spec.layout.pp || spec.base->vp != spec.layout.vp)) {
+    in.facts.explicit_pipeline_layout = false;
+    std::erase_if(in.facts.settings, [](const KeyValue& kv) { return kv.key == "pipeline_model_parallel_layout"; });
   }
   if (spec.layout.cuda_graph == CudaGraph::kFullIteration) {
     auto& st = in.facts.settings;

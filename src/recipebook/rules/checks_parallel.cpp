@@ -167,7 +167,11 @@ bool check_pp_layers(const RuleContext& ctx, Finding* out) {
   }
   std::vector<int> pps = divisors(s.total, degree_cap(ctx));
   std::string fix = "use PP in " + join_set(pps) +
-                    ", or set first/last pipeline stage layer counts (num_layers_in_first/last_pipeline_stage)";
+                    ", or set first/last pipeline stage layer counts (num_layers_in_first/last_pipeline_stage";
+  if (const StageSplit b = stage_split(ctx.pm.layers, l.pp, l.vp); b.first > 0)
+    fix += "; the most balanced: " + str(b.first) + " and " + str(b.last) + ", `--first-stage-layers " + str(b.first) +
+           " --last-stage-layers " + str(b.last) + "`";
+  fix += ")";
   if (s.total == ctx.pm.layers && (s.total + 1) % l.pp == 0)
     fix += ", or account_for_embedding_in_pipeline_split (or _loss_) in features.settings";
   else if (s.total == ctx.pm.layers && (s.total + 2) % l.pp == 0)

@@ -1,5 +1,8 @@
 #include "recipebook/rules/pipeline_split.hpp"
 
+#include <algorithm>
+#include <cstdint>
+
 namespace rb {
 
 PipelineSplit pipeline_split(const RuleContext& ctx) {
@@ -48,6 +51,33 @@ PipelineSplit pipeline_split(const RuleContext& ctx) {
   s.last = s.per_stage;
   s.vp_ok = s.per_stage % vp == 0;
   return s;
+}
+
+StageSplit stage_split(int layers, int pp, int vp) {
+  if (pp <= 1 || vp < 1 || layers <= 0) return {};
+  if (layers % pp == 0 && (layers / pp) % vp == 0) return {};
+  if (pp == 2) {
+    if (layers % vp != 0 || layers < 2 * vp) return {};
+    const int first = vp * ((layers / vp) / 2);
+    return {first, layers - first};
+  }
+  StageSplit best;
+  int best_load = 0;
+  const int middle = pp - 2;
+  for (int m = vp; static_cast<int64_t>(m) * middle <= layers - 2 * vp; m += vp) {
+    const int rest = layers - m * middle;
+    if (rest % vp != 0) continue;
+    const int first = vp * ((rest / vp) / 2);
+    const int last = rest - first;
+    if (first < vp) continue;
+    const int load = std::max(m, last);
+    // `<=`: at equal largest stage the larger m wins, which leaves less on the two ends.
+    if (best_load == 0 || load <= best_load) {
+      best_load = load;
+      best = {first, last};
+    }
+  }
+  return best;
 }
 
 }  // namespace rb

@@ -61,33 +61,6 @@ void apply_recompute(Layout& l, const RecomputeOption& o) {
   l.recompute_layers = 1;
 }
 
-StageSplit stage_split(int layers, int pp, int vp) {
-  if (pp <= 1 || vp < 1 || layers <= 0) return {};
-  if (layers % pp == 0 && (layers / pp) % vp == 0) return {};
-  if (pp == 2) {
-    if (layers % vp != 0 || layers < 2 * vp) return {};
-    const int first = vp * ((layers / vp) / 2);
-    return {first, layers - first};
-  }
-  StageSplit best;
-  int best_load = 0;
-  const int middle = pp - 2;
-  for (int m = vp; static_cast<int64_t>(m) * middle <= layers - 2 * vp; m += vp) {
-    const int rest = layers - m * middle;
-    if (rest % vp != 0) continue;
-    const int first = vp * ((rest / vp) / 2);
-    const int last = rest - first;
-    if (first < vp) continue;
-    const int load = std::max(m, last);
-    // `<=`: at equal largest stage the larger m wins, which leaves less on the two ends.
-    if (best_load == 0 || load <= best_load) {
-      best_load = load;
-      best = {first, last};
-    }
-  }
-  return best;
-}
-
 std::vector<int> gpu_counts_in_range(int lo, int hi, int gpus_per_node) {
   std::vector<int> out;
   if (lo < 1) lo = 1;

@@ -27,6 +27,7 @@
 
 #include "recipebook/core/layout.hpp"
 #include "recipebook/core/model.hpp"
+#include "recipebook/rules/pipeline_split.hpp"  // StageSplit, stage_split
 
 namespace rb {
 
@@ -85,19 +86,6 @@ struct PlanRequest {
   StopAt stop_at = StopAt::kNever;
 };
 
-// First/last pipeline-stage layer counts for an uneven split (0, 0 = uniform).
-struct StageSplit {
-  int first = 0;
-  int last = 0;
-};
-
-// The split for PP and VP: uniform when VP divides L / PP; otherwise the most balanced
-// num_layers_in_first/last_pipeline_stage split (Megatron-Core transformer_config.py) whose stage
-// counts all divide by VP: the middle stages get m layers, the two ends share the rest, the
-// smaller part on the first stage (it holds the most micro-batches in flight). Among such splits it
-// minimises the largest stage, then prefers lighter ends. Uniform (which the rules then reject) when
-// none exists.
-StageSplit stage_split(int layers, int pp, int vp);
 
 // GPU counts for a range lo..hi: every power of two in it, plus whole nodes: every multiple of the
 // node size when that gives at most 32 counts, else node counts of the form 2^a and 3 x 2^a.

@@ -1,0 +1,150 @@
+// `estimate` through run_estimate on the built-in catalog: the tables, the JSON an issue asks for,
+// a layout the rules forbid (its rule, no number), usage errors naming the flag (exit 2), the uneven
+// pipeline split flags, and `--batch` (one JSON line per input line, in order; a bad line gets an
+// error object and the rest go on).
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <sstream>
+#include <vector>
+
+#include "recipebook/cmd_estimate.hpp"
+#include "recipebook/context.hpp"
+#include "cli_support.hpp"
+#include "test_support.hpp"
+
+namespace rb::cli {
+namespace {
+
+using Json = nlohmann::json;
+using Out = test::CliOut;
+
+Out run(const EstimateOptions& o, bool json = false) {
+  return test::run_cli([&](const Context& ctx) { return run_estimate(o, ctx); }, json);
+}
+
+EstimateOptions llama8b_on_8() {
+  EstimateOptions o;
+  o.args.model = "llama3-8b";
+  o.args.gpu = "h100";
+  o.args.gpus = 8;
+  o.args.tp = 2;
+  o.args.seq = 8192;
+  o.args.gbs = 64;
+  return o;
+}
+
+TEST(EstimateCli, TablesNameEveryPart) {
+  const Out r = run(llama8b_on_8());
+  ASSERT_EQ(r.rc, kExitOk) << r.err;
+  for (const char* part : {"layout: TP 2 PP 1", "tokens/s/GPU", "MFU", "USD / M tokens", "memory (worst rank",
+                           "fits", "weights", "optimizer", "step time:", "gemm"})
+    EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
+}
+
+TEST(EstimateCli, JsonHasTheFiguresAndBreakdowns) {
+  EstimateOptions o = llama8b_on_8();
+  o.args.tokens = 1e12;
+  const Out r = run(o, true);
+  ASSERT_EQ(r.rc, kExitOk) << r.err;
+  const Json j = Json::parse(r.out);
+  for (const char* key : {"tokens_per_s_per_gpu", "step_time_s", "model_tflops_per_gpu", "mfu", "flops_per_token",
+                          "params_total", "params_active", "usd_per_million_tokens", "gpu_hours", "days"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_GT(j["tokens_per_s_per_gpu"].get<double>(), 0.0);
+  EXPECT_TRUE(j["memory"]["fits"].get<bool>());
+  EXPECT_LT(j["memory"]["peak_bytes"].get<double>(), j["memory"]["capacity_bytes"].get<double>());
+  double parts = 0;
+  for (const auto& [k, v] : j["time"]["parts"].items()) parts += v.get<double>();
+  EXPECT_NEAR(parts, j["step_time_s"].get<double>(), 1e-9 * parts);
+  EXPECT_TRUE(j["errors"].empty());
+  EXPECT_TRUE(j["warnings"].is_array());
+}
+
+TEST(EstimateCli, ForbiddenLayoutGetsItsRuleNotANumber) {
+  EstimateOptions o = llama8b_on_8();
+  o.args.gpus = 24;
+  o.args.tp = 3;  // 32 heads over TP 3
+  o.args.gbs = 96;
+  const Out r = run(o, true);
+  EXPECT_EQ(r.rc, kExitFindings);
+  const Json j = Json::parse(r.out);
+  EXPECT_FALSE(j.contains("tokens_per_s_per_gpu"));
+  ASSERT_FALSE(j["errors"].empty());
+  EXPECT_EQ(j["errors"][0]["rule"], "RB-TP-HEADS");
+}
+
+TEST(EstimateCli, UsageErrorsNameTheFlag) {
+  struct Case {
+    const char* flag;
+    void (*edit)(LayoutArgs&);
+  };
+  const std::vector<Case> cases{
+      {"--gpus", [](LayoutArgs& a) { a.gpus = 0; }},
+      {"--seq", [](LayoutArgs& a) { a.seq = 1'000'000'000'000; }},
+      {"--model", [](LayoutArgs& a) { a.model = "no-such-model-xyz"; }},
+      {"--gpu", [](LayoutArgs& a) { a.gpu = "abacus"; }},
+      {"--precision", [](LayoutArgs& a) { a.precision = "fp7"; }},
+      {"--first-stage-layers", [](LayoutArgs& a) { a.first_stage_layers = -1; }},
+  };
+  for (const Case& c : cases) {
+    EstimateOptions o = llama8b_on_8();
+    c.edit(o.args);
+    const Out r = run(o);
+    EXPECT_EQ(r.rc, kExitUsage) << c.flag;
+    EXPECT_NE(r.err.find(c.flag), std::string::npos) << c.flag << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << c.flag;
+  }
+}
+
+TEST(EstimateCli, UnevenPipelineSplitIsSuggestedThenAccepted) {
+  // 32 layers over PP 3: the rule names the most balanced first/last split as flags to pass.
+  EstimateOptions o = llama8b_on_8();
+  o.args.gpus = 6;
+  o.args.tp = 2;
+  o.args.pp = 3;
+  o.args.gbs = 12;
+  const Out bad = run(o);
+  EXPECT_EQ(bad.rc, kExitFindings);
+  EXPECT_NE(bad.out.find("[RB-PP-LAYERS]"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("--first-stage-layers 10 --last-stage-layers 11"), std::string::npos) << bad.out;
+  o.args.first_stage_layers = 10;
+  o.args.last_stage_layers = 11;
+  const Out good = run(o);
+  ASSERT_EQ(good.rc, kExitOk) << good.out << good.err;
+  EXPECT_NE(good.out.find("PP 3 (first/last stage 10/11 layers)"), std::string::npos) << good.out;
+  const Json j = Json::parse(run(o, true).out);
+  EXPECT_EQ(j["layout"]["first_stage_layers"], 10);
+  EXPECT_EQ(j["layout"]["last_stage_layers"], 11);
+}
+
+TEST(EstimateCli, BatchAnswersEveryLineInOrder) {
+  test::TempDir tmp;
+  const std::string file = tmp.write("layouts.jsonl",
+                                     R"({"tp": 2}
+not json
+{"tp": 2, "pipeline": 2}
+
+{"tp": 3, "gpus": 24, "gbs": 96}
+{"tp": 1, "pp": 2, "mbs": 2}
+)");
+  EstimateOptions o = llama8b_on_8();
+  o.batch_file = file;
+  const Out r = run(o);
+  EXPECT_EQ(r.rc, kExitFindings);  // some lines failed
+  std::vector<Json> lines;
+  std::istringstream in(r.out);
+  for (std::string l; std::getline(in, l);) lines.push_back(Json::parse(l));
+  ASSERT_EQ(lines.size(), 5u) << r.out;  // the blank line gets no answer
+  const std::vector<int> numbers{1, 2, 3, 5, 6};
+  for (size_t i = 0; i < lines.size(); ++i) EXPECT_EQ(lines[i]["line"], numbers[i]);
+  EXPECT_GT(lines[0]["tokens_per_s_per_gpu"].get<double>(), 0.0);
+  EXPECT_NE(lines[1]["errors"][0]["message"].get<std::string>().find("not valid JSON"), std::string::npos);
+  EXPECT_NE(lines[2]["errors"][0]["message"].get<std::string>().find("\"pipeline\""), std::string::npos);
+  EXPECT_EQ(lines[3]["errors"][0]["rule"], "RB-TP-HEADS");
+  EXPECT_EQ(lines[4]["layout"]["pp"], 2);
+  EXPECT_GT(lines[4]["tokens_per_s_per_gpu"].get<double>(), 0.0);
+}
+
+}  // namespace
+}  // namespace rb::cli
