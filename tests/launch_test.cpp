@@ -240,6 +240,48 @@ TEST(LaunchCli, PlanEntryIsLaunched) {
   EXPECT_EQ(launch(o).rc, kExitUsage);
 }
 
+TEST(LaunchCli, AnotherPipelineNeedsItsOwnSplit) {
+  // The DeepSeek-V3 recipe sets its pipeline layout in code for its own PP; at PP 4 the 61 layers
+  // need a first/last split, which the rule names and the command then carries.
+  LaunchOptions o;
+  o.model = "deepseek-v3";
+  o.gpu = "h100";
+  o.gpus = 256;
+  o.layout.tp = 2;
+  o.layout.pp = 4;
+  o.layout.ep = 32;
+  o.seq = 4096;
+  o.gbs = 1024;
+  o.targets = {"megatron-lm"};
+  const Out bad = launch(o);
+  EXPECT_EQ(bad.rc, kExitFindings);
+  EXPECT_TRUE(bad.out.empty());
+  EXPECT_NE(bad.err.find("[RB-PP-LAYERS]"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("--first-stage-layers 14 --last-stage-layers 15"), std::string::npos) << bad.err;
+  o.layout.first_stage_layers = 14;
+  o.layout.last_stage_layers = 15;
+  const Out good = launch(o);
+  ASSERT_EQ(good.rc, 0) << good.err;
+  EXPECT_NE(good.out.find("--decoder-first-pipeline-num-layers 14"), std::string::npos) << good.out;
+  EXPECT_NE(good.out.find("--decoder-last-pipeline-num-layers 15"), std::string::npos);
+}
+
+TEST(LaunchCli, PlanEntryKeepsItsUnevenSplit) {
+  test::TempDir tmp;
+  test::write_text(tmp.file("plan.json"), R"({"model": "Llama-3-8B", "gpu": "h100", "gpus": 6, "mode": "pretrain",
+    "seq": 8192, "gbs": 12, "top": [
+      {"layout": {"tp": 2, "pp": 3, "vp": 1, "cp": 1, "ep": 1, "etp": 1, "dp": 1, "first_stage_layers": 10,
+                  "last_stage_layers": 11, "mbs": 1, "sp": true, "precision": "bf16", "recompute": "none",
+                  "dispatcher": "alltoall", "cuda_graph": "none"}}]})");
+  LaunchOptions o;
+  o.source = tmp.file("plan.json");
+  o.targets = {"megatron-lm"};
+  const Out r = launch(o);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("--decoder-first-pipeline-num-layers 10"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--decoder-last-pipeline-num-layers 11"), std::string::npos);
+}
+
 TEST(CalibrateCli, JsonFromALogWithItsArguments) {
   CalibrateOptions o;
   o.logs = {log_path("megatron_normal.log")};
