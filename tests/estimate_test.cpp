@@ -28,7 +28,7 @@ EstimateOptions llama8b_on_8() {
   o.args.model = "llama3-8b";
   o.args.gpu = "h100";
   o.args.gpus = 8;
-  o.args.tp = 2;
+  o.args.layout.tp = 2;
   o.args.seq = 8192;
   o.args.gbs = 64;
   return o;
@@ -64,7 +64,7 @@ TEST(EstimateCli, JsonHasTheFiguresAndBreakdowns) {
 TEST(EstimateCli, ForbiddenLayoutGetsItsRuleNotANumber) {
   EstimateOptions o = llama8b_on_8();
   o.args.gpus = 24;
-  o.args.tp = 3;  // 32 heads over TP 3
+  o.args.layout.tp = 3;  // 32 heads over TP 3
   o.args.gbs = 96;
   const Out r = run(o, true);
   EXPECT_EQ(r.rc, kExitFindings);
@@ -84,8 +84,8 @@ TEST(EstimateCli, UsageErrorsNameTheFlag) {
       {"--seq", [](LayoutArgs& a) { a.seq = 1'000'000'000'000; }},
       {"--model", [](LayoutArgs& a) { a.model = "no-such-model-xyz"; }},
       {"--gpu", [](LayoutArgs& a) { a.gpu = "abacus"; }},
-      {"--precision", [](LayoutArgs& a) { a.precision = "fp7"; }},
-      {"--first-stage-layers", [](LayoutArgs& a) { a.first_stage_layers = -1; }},
+      {"--precision", [](LayoutArgs& a) { a.layout.precision = "fp7"; }},
+      {"--first-stage-layers", [](LayoutArgs& a) { a.layout.first_stage_layers = -1; }},
   };
   for (const Case& c : cases) {
     EstimateOptions o = llama8b_on_8();
@@ -101,15 +101,15 @@ TEST(EstimateCli, UnevenPipelineSplitIsSuggestedThenAccepted) {
   // 32 layers over PP 3: the rule names the most balanced first/last split as flags to pass.
   EstimateOptions o = llama8b_on_8();
   o.args.gpus = 6;
-  o.args.tp = 2;
-  o.args.pp = 3;
+  o.args.layout.tp = 2;
+  o.args.layout.pp = 3;
   o.args.gbs = 12;
   const Out bad = run(o);
   EXPECT_EQ(bad.rc, kExitFindings);
   EXPECT_NE(bad.out.find("[RB-PP-LAYERS]"), std::string::npos) << bad.out;
   EXPECT_NE(bad.out.find("--first-stage-layers 10 --last-stage-layers 11"), std::string::npos) << bad.out;
-  o.args.first_stage_layers = 10;
-  o.args.last_stage_layers = 11;
+  o.args.layout.first_stage_layers = 10;
+  o.args.layout.last_stage_layers = 11;
   const Out good = run(o);
   ASSERT_EQ(good.rc, kExitOk) << good.out << good.err;
   EXPECT_NE(good.out.find("PP 3 (first/last stage 10/11 layers)"), std::string::npos) << good.out;
@@ -127,6 +127,8 @@ not json
 
 {"tp": 3, "gpus": 24, "gbs": 96}
 {"tp": 1, "pp": 2, "mbs": 2}
+{"precision": "fp7"}
+{"tp": 4, "tp_comm_overlap": true}
 )");
   EstimateOptions o = llama8b_on_8();
   o.batch_file = file;
@@ -135,8 +137,8 @@ not json
   std::vector<Json> lines;
   std::istringstream in(r.out);
   for (std::string l; std::getline(in, l);) lines.push_back(Json::parse(l));
-  ASSERT_EQ(lines.size(), 5u) << r.out;  // the blank line gets no answer
-  const std::vector<int> numbers{1, 2, 3, 5, 6};
+  ASSERT_EQ(lines.size(), 7u) << r.out;  // the blank line gets no answer
+  const std::vector<int> numbers{1, 2, 3, 5, 6, 7, 8};
   for (size_t i = 0; i < lines.size(); ++i) EXPECT_EQ(lines[i]["line"], numbers[i]);
   EXPECT_GT(lines[0]["tokens_per_s_per_gpu"].get<double>(), 0.0);
   EXPECT_NE(lines[1]["errors"][0]["message"].get<std::string>().find("not valid JSON"), std::string::npos);
@@ -144,6 +146,24 @@ not json
   EXPECT_EQ(lines[3]["errors"][0]["rule"], "RB-TP-HEADS");
   EXPECT_EQ(lines[4]["layout"]["pp"], 2);
   EXPECT_GT(lines[4]["tokens_per_s_per_gpu"].get<double>(), 0.0);
+  EXPECT_EQ(lines[5]["errors"][0]["message"].get<std::string>().rfind("\"precision\": unknown precision", 0), 0u)
+      << lines[5];
+  EXPECT_GT(lines[6]["tokens_per_s_per_gpu"].get<double>(), 0.0);
+}
+
+TEST(EstimateCli, OverlapAndGraphFlagsReachTheEstimate) {
+  // The switches `launch` writes are estimated too: TP overlap hides TP communication, CUDA graphs
+  // remove launch overhead.
+  EstimateOptions o = llama8b_on_8();
+  o.args.layout.tp = 4;
+  const Json plain = Json::parse(run(o, true).out);
+  o.args.layout.tp_comm_overlap = true;
+  o.args.layout.cuda_graph = "full_iteration";
+  const Json tuned = Json::parse(run(o, true).out);
+  EXPECT_LT(tuned["time"]["parts"]["tp_comm_s"].get<double>(), plain["time"]["parts"]["tp_comm_s"].get<double>());
+  EXPECT_EQ(tuned["time"]["parts"]["overhead_s"].get<double>(), 0.0);
+  EXPECT_GT(plain["time"]["parts"]["overhead_s"].get<double>(), 0.0);
+  EXPECT_GT(tuned["tokens_per_s_per_gpu"].get<double>(), plain["tokens_per_s_per_gpu"].get<double>());
 }
 
 }  // namespace

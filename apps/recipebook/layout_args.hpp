@@ -13,6 +13,7 @@
 #include "recipebook/core/layout.hpp"
 #include "recipebook/core/model.hpp"
 #include "recipebook/core/result.hpp"
+#include "recipebook/emit/launch_spec.hpp"  // LayoutFlags, apply_layout_flags
 
 namespace rb::cli {
 
@@ -24,19 +25,10 @@ struct LayoutArgs {
   std::string mode = "pretrain";
   int64_t seq = 4096;
   int64_t gbs = 0;
-  int mbs = 1;
-  int tp = 1, pp = 1, vp = 1, cp = 1, ep = 1, etp = 0;  // etp 0 = Megatron's default (= TP)
-  int first_stage_layers = 0, last_stage_layers = 0;     // uneven pipeline split; 0 = uniform
-  bool fsdp = false;
-  std::optional<bool> sp;  // default: on when TP > 1 (seed 004, resizing rule 5)
-  std::string precision = "bf16";
-  std::string recompute = "none";  // none | selective | full
-  std::string recompute_modules;   // comma list for selective
-  int recompute_layers = 1;        // for full
-  std::string dispatcher = "alltoall";
-  std::string cuda_graph = "none";
-  bool distributed_optimizer = true;
-  bool precision_aware_optimizer = false;
+  // The layout, as `launch` takes it (apply_layout_flags); what is unset keeps Layout's default:
+  // degrees 1 (ETP: TP for a MoE model), micro batch 1, SP when TP > 1, bf16, no recompute,
+  // alltoall, no CUDA graphs, distributed optimizer.
+  LayoutFlags layout;
   double tokens = 0;  // token budget for GPU-hours and days
   int lora_rank = 16;
 };

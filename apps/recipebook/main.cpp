@@ -99,7 +99,48 @@ void add_check(CLI::App& app, Action& action) {
 }
 
 
-// The flags that describe one setup (model, GPUs, workload, layout), shared by estimate and launch.
+// The layout flags of estimate and launch (emit/launch_spec.hpp LayoutFlags). Unset, each keeps
+// Layout's default for estimate and the recipe's value for launch.
+void add_layout_options(CLI::App* cmd, rb::LayoutFlags& f) {
+  auto* l = "Layout";
+  cmd->add_option("--tp", f.tp, "Tensor parallel size (default 1)")->check(CLI::PositiveNumber)->group(l);
+  cmd->add_option("--pp", f.pp, "Pipeline parallel size (default 1)")->check(CLI::PositiveNumber)->group(l);
+  cmd->add_option("--vp", f.vp, "Virtual pipeline stages per rank (interleaved 1F1B; default 1)")
+      ->check(CLI::PositiveNumber)->group(l);
+  cmd->add_option("--cp", f.cp, "Context parallel size (default 1)")->check(CLI::PositiveNumber)->group(l);
+  cmd->add_option("--ep", f.ep, "Expert parallel size (default 1)")->check(CLI::PositiveNumber)->group(l);
+  cmd->add_option("--etp", f.etp, "Expert tensor parallel size (default: TP for a MoE model, as Megatron)")
+      ->check(CLI::PositiveNumber)->group(l);
+  cmd->add_option("--mbs", f.mbs, "Micro batch size in sequences (default 1)")->check(CLI::PositiveNumber)->group(l);
+  cmd->add_option("--first-stage-layers", f.first_stage_layers,
+                  "Layers on the first pipeline stage, when PP does not divide the layers")
+      ->check(CLI::NonNegativeNumber)->group(l);
+  cmd->add_option("--last-stage-layers", f.last_stage_layers, "Layers on the last pipeline stage")
+      ->check(CLI::NonNegativeNumber)->group(l);
+  // On/off switches: unset keeps the default (optional<bool>), so each side sets it.
+  auto on_off = [&](const std::string& name, std::optional<bool>& value, const std::string& help) {
+    cmd->add_flag_callback("--" + name, [&value] { value = true; }, help)->group(l);
+    cmd->add_flag_callback("--no-" + name, [&value] { value = false; }, "")->group(l);
+  };
+  on_off("sp", f.sp, "Sequence parallel (default: on when TP > 1)");
+  on_off("fsdp", f.fsdp, "Megatron-FSDP (optim_grads_params) instead of DDP + distributed optimizer");
+  on_off("distributed-optimizer", f.distributed_optimizer, "Distributed optimizer (default on)");
+  on_off("precision-aware-optimizer", f.precision_aware_optimizer, "Precision-aware optimizer: BF16 moments and masters");
+  on_off("ep-a2a-overlap", f.ep_a2a_overlap, "Overlap the EP all-to-all with compute");
+  on_off("tp-comm-overlap", f.tp_comm_overlap, "Overlap TP communication with GEMMs");
+  cmd->add_option("--precision", f.precision, "bf16 (default) | fp8_cs | fp8_ds | fp8_blockwise | mxfp8 | nvfp4")->group(l);
+  cmd->add_option("--recompute", f.recompute, "none (default) | selective | full")->group(l);
+  cmd->add_option("--recompute-modules", f.recompute_modules, "Selective recompute modules: core_attn,moe_act,mla_up_proj,...")
+      ->group(l);
+  cmd->add_option("--recompute-method", f.recompute_method, "uniform | block (full recompute)")->group(l);
+  cmd->add_option("--recompute-layers", f.recompute_layers, "Layers per recompute unit (full recompute; default 1)")->group(l);
+  cmd->add_option("--dispatcher", f.dispatcher, "MoE dispatcher: alltoall (default) | allgather | deepep | hybridep")->group(l);
+  cmd->add_option("--cuda-graph", f.cuda_graph, "none (default) | transformer_engine | local | full_iteration")->group(l);
+  cmd->add_option("--cuda-graph-scope", f.cuda_graph_scope, "attn,mlp,moe,moe_router,moe_preprocess,mamba")->group(l);
+  cmd->add_option("--cpu-offload-layers", f.cpu_offload_layers, "Activation offload layers")->group(l);
+}
+
+// The flags that describe one setup for estimate: model, GPUs, workload, then the layout.
 void add_layout_flags(CLI::App* cmd, rb::cli::LayoutArgs& a) {
   cmd->add_option("--model", a.model, "Catalog name, alias, Hugging Face id, or path to a config.json");
   cmd->add_option("--gpu", a.gpu, "GPU type: h100, h200, b200, b300, gb200, gb300, a100, mi300x, ...");
@@ -108,32 +149,9 @@ void add_layout_flags(CLI::App* cmd, rb::cli::LayoutArgs& a) {
   cmd->add_option("--mode", a.mode, "pretrain | sft | peft")->capture_default_str();
   cmd->add_option("--seq", a.seq, "Sequence length in tokens")->capture_default_str();
   cmd->add_option("--gbs", a.gbs, "Global batch in sequences");
-  cmd->add_option("--mbs", a.mbs, "Micro batch in sequences")->capture_default_str();
-  cmd->add_option("--tp", a.tp, "Tensor parallel degree")->capture_default_str();
-  cmd->add_option("--pp", a.pp, "Pipeline parallel degree")->capture_default_str();
-  cmd->add_option("--vp", a.vp, "Virtual pipeline stages per rank (interleaved 1F1B)")->capture_default_str();
-  cmd->add_option("--cp", a.cp, "Context parallel degree")->capture_default_str();
-  cmd->add_option("--ep", a.ep, "Expert parallel degree")->capture_default_str();
-  cmd->add_option("--etp", a.etp, "Expert tensor parallel degree (default: TP, as Megatron)");
-  cmd->add_option("--first-stage-layers", a.first_stage_layers,
-                  "Layers on the first pipeline stage, when PP does not divide the layers (default: even split)");
-  cmd->add_option("--last-stage-layers", a.last_stage_layers, "Layers on the last pipeline stage (default: even split)");
-  cmd->add_flag("--fsdp", a.fsdp, "Megatron-FSDP instead of DDP + distributed optimizer");
-  auto* sp = cmd->add_flag_function("--sp,!--no-sp", [&a](int64_t n) { a.sp = n > 0; },
-                                    "Sequence parallelism (default: on when TP > 1)");
-  (void)sp;
-  cmd->add_option("--precision", a.precision, "bf16 | fp8_cs | fp8_ds | fp8_blockwise | mxfp8 | nvfp4")
-      ->capture_default_str();
-  cmd->add_option("--recompute", a.recompute, "none | selective | full")->capture_default_str();
-  cmd->add_option("--recompute-modules", a.recompute_modules, "Selective modules: core_attn,moe_act,mla_up_proj,...");
-  cmd->add_option("--recompute-layers", a.recompute_layers, "Layers per full-recompute block")->capture_default_str();
-  cmd->add_option("--dispatcher", a.dispatcher, "MoE dispatcher: alltoall | allgather | deepep | hybridep")
-      ->capture_default_str();
-  cmd->add_option("--cuda-graph", a.cuda_graph, "none | transformer_engine | local | full_iteration")
-      ->capture_default_str();
-  cmd->add_flag("--precision-aware-optimizer", a.precision_aware_optimizer, "BF16 optimizer moments and masters");
   cmd->add_option("--tokens", a.tokens, "Token budget, for GPU-hours and days");
   cmd->add_option("--lora-rank", a.lora_rank, "LoRA rank for --mode peft")->capture_default_str();
+  add_layout_options(cmd, a.layout);
 }
 
 void add_estimate(CLI::App& app, Action& action) {
@@ -169,40 +187,7 @@ void add_launch(CLI::App& app, Action& action) {
   cmd->add_option("--mode", o->mode, "pretrain | sft | peft")->group(g);
   cmd->add_option("--seq", o->seq, "Sequence length")->check(CLI::PositiveNumber)->group(g);
   cmd->add_option("--gbs", o->gbs, "Global batch size")->check(CLI::PositiveNumber)->group(g);
-  auto* l = "Layout";
-  rb::LayoutFlags& f = o->layout;
-  cmd->add_option("--tp", f.tp, "Tensor parallel size")->check(CLI::PositiveNumber)->group(l);
-  cmd->add_option("--pp", f.pp, "Pipeline parallel size")->check(CLI::PositiveNumber)->group(l);
-  cmd->add_option("--vp", f.vp, "Virtual pipeline stages per rank")->check(CLI::PositiveNumber)->group(l);
-  cmd->add_option("--cp", f.cp, "Context parallel size")->check(CLI::PositiveNumber)->group(l);
-  cmd->add_option("--ep", f.ep, "Expert parallel size")->check(CLI::PositiveNumber)->group(l);
-  cmd->add_option("--etp", f.etp, "Expert tensor parallel size")->check(CLI::PositiveNumber)->group(l);
-  cmd->add_option("--mbs", f.mbs, "Micro batch size")->check(CLI::PositiveNumber)->group(l);
-  cmd->add_option("--first-stage-layers", f.first_stage_layers,
-                  "Layers on the first pipeline stage, when PP does not divide the layers")
-      ->check(CLI::NonNegativeNumber)->group(l);
-  cmd->add_option("--last-stage-layers", f.last_stage_layers, "Layers on the last pipeline stage")
-      ->check(CLI::NonNegativeNumber)->group(l);
-  // On/off switches: unset keeps the recipe's value (optional<bool>), so each side sets it.
-  auto on_off = [&](const std::string& name, std::optional<bool>& value, const std::string& help, bool with_off) {
-    cmd->add_flag_callback("--" + name, [&value] { value = true; }, help)->group(l);
-    if (with_off) cmd->add_flag_callback("--no-" + name, [&value] { value = false; }, "")->group(l);
-  };
-  on_off("sp", f.sp, "Sequence parallel (default: on when TP > 1)", true);
-  on_off("fsdp", f.fsdp, "Megatron-FSDP (optim_grads_params)", true);
-  on_off("distributed-optimizer", f.distributed_optimizer, "Distributed optimizer (default on)", true);
-  on_off("precision-aware-optimizer", f.precision_aware_optimizer, "Precision-aware optimizer", true);
-  on_off("ep-a2a-overlap", f.ep_a2a_overlap, "Overlap the EP all-to-all with compute", true);
-  on_off("tp-comm-overlap", f.tp_comm_overlap, "Overlap TP communication with GEMMs", true);
-  cmd->add_option("--precision", f.precision, "bf16 | fp8_cs | fp8_ds | fp8_blockwise | mxfp8 | nvfp4")->group(l);
-  cmd->add_option("--recompute", f.recompute, "none | selective | full")->group(l);
-  cmd->add_option("--recompute-modules", f.recompute_modules, "Selective recompute modules: core_attn,moe_act,...")->group(l);
-  cmd->add_option("--recompute-method", f.recompute_method, "uniform | block (full recompute)")->group(l);
-  cmd->add_option("--recompute-layers", f.recompute_layers, "Layers per recompute unit (full recompute)")->group(l);
-  cmd->add_option("--dispatcher", f.dispatcher, "alltoall | allgather | deepep | hybridep")->group(l);
-  cmd->add_option("--cuda-graph", f.cuda_graph, "none | transformer_engine | local | full_iteration")->group(l);
-  cmd->add_option("--cuda-graph-scope", f.cuda_graph_scope, "attn,mlp,moe,moe_router,moe_preprocess,mamba")->group(l);
-  cmd->add_option("--cpu-offload-layers", f.cpu_offload_layers, "Activation offload layers")->group(l);
+  add_layout_options(cmd, o->layout);
   auto* t = "Output";
   cmd->add_option("--target", o->targets, "bridge | megatron-lm | torchrun | slurm | k8s | recipe (repeatable)")
       ->delimiter(',')->group(t);
