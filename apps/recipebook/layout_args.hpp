@@ -13,7 +13,7 @@
 #include "recipebook/core/layout.hpp"
 #include "recipebook/core/model.hpp"
 #include "recipebook/core/result.hpp"
-#include "recipebook/emit/launch_spec.hpp"  // LayoutFlags, apply_layout_flags
+#include "recipebook/emit/layout_flags.hpp"
 
 namespace rb::cli {
 

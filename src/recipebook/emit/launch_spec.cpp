@@ -91,13 +91,6 @@ std::string extendable(const Catalog& catalog, const std::string& name, const La
 
 }  // namespace
 
-bool LayoutFlags::any() const {
-  return tp || pp || vp || cp || ep || etp || mbs || first_stage_layers || last_stage_layers || sp || fsdp || distributed_optimizer || precision_aware_optimizer ||
-         ep_a2a_overlap || tp_comm_overlap || !precision.empty() || !recompute.empty() || !recompute_modules.empty() ||
-         !recompute_method.empty() || recompute_layers || !dispatcher.empty() || !cuda_graph.empty() ||
-         !cuda_graph_scope.empty() || cpu_offload_layers;
-}
-
 Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& catalog, std::vector<std::string>& notes) {
   LaunchSpec spec;
   const bool plan = req.source.size() > 5 && req.source.ends_with(".json");

@@ -10,27 +10,10 @@
 #include "recipebook/catalog/catalog.hpp"
 #include "recipebook/core/diagnostic.hpp"
 #include "recipebook/emit/launch.hpp"
+#include "recipebook/emit/layout_flags.hpp"
 #include "recipebook/rules/rule.hpp"
 
 namespace rb {
-
-// Layout flags; unset ones keep the recipe's (or plan entry's) value, or Megatron's default.
-struct LayoutFlags {
-  std::optional<int> tp, pp, vp, cp, ep, etp, mbs;
-  std::optional<int> first_stage_layers, last_stage_layers;  // uneven pipeline split
-  std::optional<bool> sp, fsdp, distributed_optimizer, precision_aware_optimizer, ep_a2a_overlap, tp_comm_overlap;
-  std::string precision;          // bf16 | fp8_cs | fp8_ds | fp8_blockwise | mxfp8 | nvfp4
-  std::string recompute;          // none | selective | full
-  std::string recompute_modules;  // core_attn,moe_act (selective)
-  std::string recompute_method;   // uniform | block (full)
-  std::optional<int> recompute_layers;
-  std::string dispatcher;         // alltoall | allgather | deepep | hybridep
-  std::string cuda_graph;         // none | transformer_engine | local | full_iteration
-  std::string cuda_graph_scope;   // attn,moe_router,...
-  std::optional<int> cpu_offload_layers;
-
-  [[nodiscard]] bool any() const;
-};
 
 struct SpecRequest {
   std::string source;  // recipe name or plan .json file; empty = layout flags only
@@ -57,9 +40,6 @@ std::vector<Finding> check_launch_rules(const LaunchSpec& spec, const Catalog& c
                                         const RecipeEntry* recipe_file = nullptr);
 
 // The pieces build_launch_spec is made of (launch_plan.cpp).
-// Applies the flags that are set over `l`. `from_flags_only`: SP defaults to TP > 1 (seed 004);
-// over a recipe, SP stays the recipe's unless TP moves away from 1 (or to 1).
-Result<void> apply_layout_flags(const LayoutFlags& f, Layout& l, bool from_flags_only);
 // Entry `pick` (1-based) of a `plan --json` file: model, GPU, GPUs, mode, seq, gbs and the layout
 // (emit/catalog_json.cpp layout_json names, under "layout" or flat) into `spec`.
 Result<void> read_plan_entry(const std::string& path, int pick, LaunchSpec& spec, std::vector<std::string>& notes);

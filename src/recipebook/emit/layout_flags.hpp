@@ -1,0 +1,36 @@
+// The layout as a user gives it in flags (or a batch line, or a plan entry): every field optional,
+// applied over a Layout that holds the defaults or a recipe's values. `estimate` and `launch` both
+// read their layout this way, so a flag means the same in each.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "recipebook/core/layout.hpp"
+#include "recipebook/core/result.hpp"
+
+namespace rb {
+
+// Layout flags; unset ones keep the recipe's (or plan entry's) value, or Layout's default.
+struct LayoutFlags {
+  std::optional<int> tp, pp, vp, cp, ep, etp, mbs;
+  std::optional<int> first_stage_layers, last_stage_layers;  // uneven pipeline split
+  std::optional<bool> sp, fsdp, distributed_optimizer, precision_aware_optimizer, ep_a2a_overlap, tp_comm_overlap;
+  std::string precision;          // bf16 | fp8_cs | fp8_ds | fp8_blockwise | mxfp8 | nvfp4
+  std::string recompute;          // none | selective | full
+  std::string recompute_modules;  // core_attn,moe_act (selective)
+  std::string recompute_method;   // uniform | block (full)
+  std::optional<int> recompute_layers;
+  std::string dispatcher;         // alltoall | allgather | deepep | hybridep
+  std::string cuda_graph;         // none | transformer_engine | local | full_iteration
+  std::string cuda_graph_scope;   // attn,moe_router,...
+  std::optional<int> cpu_offload_layers;
+
+  [[nodiscard]] bool any() const;
+};
+
+// Applies the flags that are set over `l`. `from_flags_only`: SP defaults to TP > 1 (seed 004);
+// over a recipe, SP stays the recipe's unless TP moves away from 1 (or to 1).
+Result<void> apply_layout_flags(const LayoutFlags& f, Layout& l, bool from_flags_only);
+
+}  // namespace rb
