@@ -1443,6 +1443,11 @@ def measurement_entry(row, gpu_name):
     m["source"] = row["source_file"]
     notes = row["notes"].strip()
     m["current"] = not (notes.startswith("SUPERSEDED") or notes.startswith("DRAFT"))
+    # A benchmark run: a performance-table row, or a verification card's pretrain_performance item
+    # (synthetic data, force-balanced routing, the recipe's batch). The other card items train on a
+    # dataset whose tokens per step the card does not state: predicted, never calibrated on.
+    card = "model_verification_cards" in row["source_file"] or row["release"].startswith("card")
+    m["benchmark"] = not card or "item=pretrain_performance" in notes
     m["model"] = row["model"]
     m["task"] = row["task"]
     m["gpus"] = int(row["num_gpus"])

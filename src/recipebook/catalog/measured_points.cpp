@@ -64,7 +64,7 @@ MeasuredPoints measured_points(const Catalog& catalog, bool neutral_efficiency) 
       r.point.layout = l;
       r.point.measured_tokens_per_s_per_gpu = m.tokens_per_s_per_gpu;
       r.card = m.source.find("card") != std::string::npos || m.release.find("card") != std::string::npos;
-      r.benchmark = !r.card || m.notes.find("item=pretrain_performance") != std::string::npos;
+      r.benchmark = m.benchmark;
       r.exact = rec.layout_known && m.tp == rec.layout.tp && m.pp == rec.layout.pp &&
                 (m.ep == 0 || m.ep == rec.layout.ep) && m.mbs == rec.layout.mbs && m.gbs == rec.gbs;
       if (!estimate(*r.point.model, r.point.hardware, r.point.work, r.point.cluster, l).valid) {

@@ -22,10 +22,11 @@ struct MeasuredPoint {
   CalibrationPoint point;
   bool exact = false;  // the measured layout is the recipe's own (its features are known to apply)
   bool card = false;   // a model verification card (real data, often SFT/PEFT/VLM), not a benchmark table
-  // A benchmark run: a performance-table row or a card's `pretrain_performance` item (synthetic
-  // data, force-balanced routing, the recipe's own batch). Only these are calibrated on: the other
-  // card rows train on datasets whose token counts per step (padding, packing, images) and natural
-  // routing the record does not state, so they are predicted and reported, never fitted.
+  // The measurement's `benchmark` field (scripts/gen_catalog.py sets it): a performance-table row or
+  // a card's `pretrain_performance` item (synthetic data, force-balanced routing, the recipe's own
+  // batch). Only these are calibrated on: the other card rows train on datasets whose token counts
+  // per step (padding, packing, images) and natural routing the record does not state, so they are
+  // predicted and reported, never fitted.
   bool benchmark = false;
 };
 

@@ -22,6 +22,7 @@ Measurement read_measurement(YamlReader& r, const YNode& m, const std::string& p
   out.release = r.string(&m, "release", p, true).value_or("");
   out.source = r.string(&m, "source", p).value_or("");
   out.current = r.boolean(&m, "current", p).value_or(true);
+  out.benchmark = r.boolean(&m, "benchmark", p).value_or(true);
   out.gpus = r.int32(&m, "gpus", p).value_or(0);
   out.gpu = r.string(&m, "gpu", p).value_or("");
   out.precision = r.string(&m, "precision", p).value_or("");

@@ -31,6 +31,7 @@ struct Measurement {
   std::string release;  // e.g. "26.04.01", "card (nvcr.io/nvidia/nemo:26.06)"
   std::string source;   // file@commit it was read from
   bool current = true;  // false for SUPERSEDED / DRAFT rows: kept, not calibrated on
+  bool benchmark = true;  // false: a run on a dataset whose tokens per step are not stated (not calibrated on)
   int gpus = 0;
   std::string gpu;        // GPU catalog name
   std::string precision;  // as published
