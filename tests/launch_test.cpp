@@ -172,6 +172,7 @@ TEST(LaunchCli, Seed002RecordForSlurmExportsItsEnv) {
   EXPECT_NE(r.out.find("export CUDA_DEVICE_MAX_CONNECTIONS=1"), std::string::npos);
   EXPECT_NE(r.out.find("--tensor-model-parallel-size 2"), std::string::npos);  // slime: Megatron-LM flags
   EXPECT_NE(r.out.find("--expert-model-parallel-size 8"), std::string::npos);
+  EXPECT_NE(r.out.find("--accumulate-allreduce-grads-in-fp32"), std::string::npos);  // as the run did
 }
 
 TEST(LaunchCli, Seed000EnvGateIsExportedBeforePython) {

@@ -126,6 +126,8 @@ void add_layout_options(CLI::App* cmd, rb::LayoutFlags& f) {
   on_off("fsdp", f.fsdp, "Megatron-FSDP (optim_grads_params) instead of DDP + distributed optimizer");
   on_off("distributed-optimizer", f.distributed_optimizer, "Distributed optimizer (default on)");
   on_off("precision-aware-optimizer", f.precision_aware_optimizer, "Precision-aware optimizer: BF16 moments and masters");
+  on_off("grad-reduce-in-fp32", f.grad_reduce_in_fp32,
+         "FP32 main gradients, reduced in FP32 (Bridge library recipes' default; adds 2 B/param)");
   on_off("ep-a2a-overlap", f.ep_a2a_overlap, "Overlap the EP all-to-all with compute");
   on_off("tp-comm-overlap", f.tp_comm_overlap, "Overlap TP communication with GEMMs");
   cmd->add_option("--precision", f.precision, "bf16 (default) | fp8_cs | fp8_ds | fp8_blockwise | mxfp8 | nvfp4")->group(l);

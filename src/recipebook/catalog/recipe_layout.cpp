@@ -104,6 +104,7 @@ void read_features(YamlReader& r, const YNode& doc, Layout& l, std::optional<std
       r.boolean(f, "precision_aware_optimizer", p).value_or(l.precision_aware_optimizer);
   l.te_rng_tracker = r.boolean(f, "te_rng_tracker", p).value_or(l.te_rng_tracker);
   l.distributed_optimizer = r.boolean(f, "distributed_optimizer", p).value_or(l.distributed_optimizer);
+  l.grad_reduce_in_fp32 = r.boolean(f, "grad_reduce_in_fp32", p).value_or(l.grad_reduce_in_fp32);
   flex_backend = r.string(f, "flex_backend", p);
 }
 
@@ -161,6 +162,9 @@ void read_layout(YamlReader& r, const YNode& doc, int gpus, Recipe& rec) {
   if (const YNode* off = lay != nullptr ? lay->get("offload") : nullptr) {
     if (auto n = off->as_int(); n && *n >= 0 && *n <= 100000) l.cpu_offload_layers = static_cast<int>(*n);
   }
+  // FP32 gradient reduction: as the record says, else Megatron-Bridge's default for its kind (library
+  // recipes and the card runs on them set grad_reduce_in_fp32=True; perf recipes set False).
+  l.grad_reduce_in_fp32 = rec.framework == "megatron-bridge" && rec.kind != RecipeKind::kPerformance;
   std::optional<std::string> flex_backend;
   read_features(r, doc, l, flex_backend);
   if (auto d = r.string(lay, "dispatcher", p)) {

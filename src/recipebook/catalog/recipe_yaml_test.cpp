@@ -138,6 +138,24 @@ pitfalls: [RB-X]
   EXPECT_EQ(r->pitfalls, std::vector<std::string>{"RB-X"});
 }
 
+// FP32 gradient reduction: Megatron-Bridge library recipes (and runs on them) set it, its perf
+// recipes do not, other frameworks default off; `features.grad_reduce_in_fp32` overrides.
+TEST(RecipeYaml, GradReduceInFp32FollowsTheKindUnlessGiven) {
+  auto read = [](const std::string& head, const std::string& features) {
+    Diagnostics ds;
+    const auto r = convert(head + "\nmodel: Llama-3-8B\ngpu: {type: h100, count: 8}\n"
+                                  "layout: {tp: 1, pp: 1, cp: 1, ep: 1}\n" + features, ds);
+    EXPECT_TRUE(r) << all(ds);
+    return r && r->layout.grad_reduce_in_fp32;
+  };
+  EXPECT_TRUE(read("kind: library\nframework: megatron-bridge", ""));
+  EXPECT_TRUE(read("kind: measured\nframework: megatron-bridge", ""));
+  EXPECT_FALSE(read("kind: performance\nframework: megatron-bridge", ""));
+  EXPECT_FALSE(read("kind: library\nframework: slime", ""));
+  EXPECT_FALSE(read("kind: library\nframework: megatron-bridge", "features: {grad_reduce_in_fp32: false}"));
+  EXPECT_TRUE(read("kind: performance\nframework: megatron-bridge", "features: {grad_reduce_in_fp32: true}"));
+}
+
 TEST(RecipeYaml, LayoutIsKnownOnlyWithAllFourDegrees) {
   Diagnostics ds;
   auto r = convert("gpu: {type: h100, count: 8}\nlayout: {tp: 2, pp: 1, cp: 1}\n", ds);

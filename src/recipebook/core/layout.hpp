@@ -69,6 +69,9 @@ struct Layout {
 
   bool distributed_optimizer = true;
   bool precision_aware_optimizer = false;  // bf16 moments and bf16-stored masters
+  // FP32 main gradients, reduced in FP32 (Megatron-Core DDP grad_reduce_in_fp32; Megatron-LM
+  // --accumulate-allreduce-grads-in-fp32): Bridge's library recipes set it, its perf recipes do not.
+  bool grad_reduce_in_fp32 = false;
   int cpu_offload_layers = 0;              // activation offload
   bool ep_a2a_overlap = false;
   bool tp_comm_overlap = false;

@@ -36,7 +36,7 @@ constexpr auto kOverrideKeys = std::to_array<std::string_view>({
     "train.global_batch_size", "train.micro_batch_size", "train.train_iters", "dataset.seq_length",
     // ddp, optimizer, comm_overlap, mixed_precision
     "ddp.use_distributed_optimizer", "optimizer.use_distributed_optimizer", "ddp.use_megatron_fsdp",
-    "ddp.data_parallel_sharding_strategy", "optimizer.use_precision_aware_optimizer",
+    "ddp.data_parallel_sharding_strategy", "ddp.grad_reduce_in_fp32", "optimizer.use_precision_aware_optimizer",
     "comm_overlap.overlap_moe_expert_parallel_comm", "comm_overlap.tp_comm_overlap", "mixed_precision",
 });
 
@@ -170,6 +170,8 @@ std::vector<std::string> bridge_overrides(const LaunchSpec& spec) {
   }
   if (differs([](const Layout& x) { return x.precision_aware_optimizer; }))
     add(out, "optimizer.use_precision_aware_optimizer", py_bool(l.precision_aware_optimizer));
+  if (differs([](const Layout& x) { return x.grad_reduce_in_fp32; }))
+    add(out, "ddp.grad_reduce_in_fp32", py_bool(l.grad_reduce_in_fp32));
   if (differs([](const Layout& x) { return x.cpu_offload_layers; })) {
     add(out, "model.cpu_offloading", py_bool(l.cpu_offload_layers > 0));
     if (l.cpu_offload_layers > 0) add(out, "model.cpu_offloading_num_layers", std::to_string(l.cpu_offload_layers));

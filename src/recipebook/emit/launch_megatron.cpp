@@ -262,6 +262,7 @@ std::vector<std::string> megatron_args(const LaunchSpec& spec) {
     add(out, "--ckpt-format", "fsdp_dtensor");
   }
   if (l.precision_aware_optimizer) add(out, "--use-precision-aware-optimizer");
+  if (l.grad_reduce_in_fp32) add(out, "--accumulate-allreduce-grads-in-fp32");
   if (l.tp_comm_overlap) add(out, "--tp-comm-overlap");
   if (spec.dataset.empty() || spec.dataset == "mock") {
     add(out, "--mock-data");

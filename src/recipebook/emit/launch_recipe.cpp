@@ -103,6 +103,7 @@ Result<std::string> render_recipe_draft(const LaunchSpec& spec) {
     out += "  ep_a2a_overlap: " + yaml_bool(l.ep_a2a_overlap) + "\n";
     out += "  tp_comm_overlap: " + yaml_bool(l.tp_comm_overlap) + "\n";
     out += "  precision_aware_optimizer: " + yaml_bool(l.precision_aware_optimizer) + "\n";
+    out += "  grad_reduce_in_fp32: " + yaml_bool(l.grad_reduce_in_fp32) + "\n";
     out += "  te_rng_tracker: " + yaml_bool(l.te_rng_tracker || l.cuda_graph != CudaGraph::kNone) + "\n";
     if (l.first_stage_layers > 0 || l.last_stage_layers > 0)
       out += fmt::format("  pipeline_layout:\n    first_stage_layers: {}\n    last_stage_layers: {}\n",

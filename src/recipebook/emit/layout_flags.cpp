@@ -6,7 +6,7 @@ namespace rb {
 
 bool LayoutFlags::any() const {
   return tp || pp || vp || cp || ep || etp || mbs || first_stage_layers || last_stage_layers || sp || fsdp ||
-         distributed_optimizer || precision_aware_optimizer || ep_a2a_overlap || tp_comm_overlap ||
+         distributed_optimizer || precision_aware_optimizer || ep_a2a_overlap || tp_comm_overlap || grad_reduce_in_fp32 ||
          !precision.empty() || !recompute.empty() || !recompute_modules.empty() || !recompute_method.empty() ||
          recompute_layers || !dispatcher.empty() || !cuda_graph.empty() || !cuda_graph_scope.empty() ||
          cpu_offload_layers;
@@ -35,6 +35,7 @@ Result<void> apply_layout_flags(const LayoutFlags& f, Layout& l, bool from_flags
   if (f.fsdp) l.fsdp = *f.fsdp;
   if (f.distributed_optimizer) l.distributed_optimizer = *f.distributed_optimizer;
   if (f.precision_aware_optimizer) l.precision_aware_optimizer = *f.precision_aware_optimizer;
+  if (f.grad_reduce_in_fp32) l.grad_reduce_in_fp32 = *f.grad_reduce_in_fp32;
   if (f.ep_a2a_overlap) l.ep_a2a_overlap = *f.ep_a2a_overlap;
   if (f.tp_comm_overlap) l.tp_comm_overlap = *f.tp_comm_overlap;
   if (f.cpu_offload_layers) l.cpu_offload_layers = *f.cpu_offload_layers;

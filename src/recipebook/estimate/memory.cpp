@@ -19,7 +19,10 @@ constexpr double kCudaGraphActFraction = 0.05;      // static input/output copie
 constexpr double kFragActFraction = 0.05;           // expandable segments keep fragmentation low
 constexpr double kFragStateFraction = 0.02;
 
-constexpr double kGradBytes = 2.0;  // main gradients in the parameter dtype: Megatron-Core DDP grad_reduce_in_fp32=False (its default and every Bridge perf recipe); fp32 accumulation adds 2 B/param
+// Main gradients: in the parameter dtype with Megatron-Core DDP grad_reduce_in_fp32=False (its
+// default and every Bridge perf recipe), FP32 with it (Bridge's library recipes).
+constexpr double kGradBytes = 2.0;
+constexpr double kGradBytesFp32 = 4.0;
 constexpr double kAdamBytes = 12.0;       // fp32 master + exp_avg + exp_avg_sq
 constexpr double kAdamBytesBf16 = 6.0;    // precision-aware: bf16 moments, master as bf16 param + 16-bit remainder
 constexpr double kLogitBytesPerVocab = 2.0;  // bf16 logits; TE's fused cross entropy writes the gradient in place
@@ -138,6 +141,7 @@ MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const Stage
   const double weights = wb.weight * gemm_local + 2.0 * other_local;
   const double copies = wb.copies * gemm_local;
 
+  const double grad_bytes = l.grad_reduce_in_fp32 ? kGradBytesFp32 : kGradBytes;
   if (in.mode == Mode::kPeft) {
     // Frozen base: weights only. Adapters (their share of this rank's layers) carry bf16 weights,
     // fp32 grads and Adam state, sharded like dense parameters.
@@ -145,7 +149,7 @@ MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const Stage
                             (pm.num_layers > 0 ? static_cast<double>(layers_here) / pm.num_layers : 0.0) / tp;
     mb.weights_bytes = weights + 2.0 * adapters;
     mb.quantized_weights_bytes = copies;
-    mb.grads_bytes = kGradBytes * adapters;
+    mb.grads_bytes = grad_bytes * adapters;
     mb.optimizer_bytes = kAdamBytes * adapters / (l.distributed_optimizer ? dp_shard : 1.0);
   } else {
     const double adam = l.precision_aware_optimizer ? kAdamBytesBf16 : kAdamBytes;
@@ -155,14 +159,14 @@ MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const Stage
       const double sharded = dense_local / dp_shard + expert_local / edp;
       mb.weights_bytes = weights * sharded / std::max(1.0, mb.params_on_rank);
       mb.quantized_weights_bytes = copies / dp_shard;
-      mb.grads_bytes = kGradBytes * sharded;
+      mb.grads_bytes = grad_bytes * sharded;
       mb.optimizer_bytes = adam * sharded;
       const double per_layer = layers_here > 0 ? mb.params_on_rank / layers_here : 0.0;
-      mb.fsdp_buffers_bytes = per_layer * (2.0 * 2.0 + kGradBytes);
+      mb.fsdp_buffers_bytes = per_layer * (2.0 * 2.0 + grad_bytes);
     } else {
       mb.weights_bytes = weights;
       mb.quantized_weights_bytes = copies;
-      mb.grads_bytes = kGradBytes * mb.params_on_rank;
+      mb.grads_bytes = grad_bytes * mb.params_on_rank;
       mb.optimizer_bytes = l.distributed_optimizer ? adam * (dense_local / dp_shard + expert_local / edp)
                                                    : adam * mb.params_on_rank;
     }

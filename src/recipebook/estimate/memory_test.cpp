@@ -83,6 +83,23 @@ TEST(Memory, DistributedOptimizerShardsStateOverDataParallel) {
   EXPECT_NEAR(rank0(pm, hw, pao, 4096, 1).optimizer_bytes, 6.0 * mb.params_on_rank / 8, 1.0);
 }
 
+// grad_reduce_in_fp32 (Bridge's library recipes): main gradients take 4 B/param instead of 2, and
+// nothing else moves.
+TEST(Memory, Fp32GradientsDoubleTheGradientBuffer) {
+  const PreparedModel pm = prepare(test::llama3_8b());
+  const Hardware hw = test::h100();
+  Layout l;
+  l.tp = 2;
+  l.sp = true;
+  l.dp = 4;
+  const MemoryBreakdown bf16 = rank0(pm, hw, l, 4096, 1);
+  l.grad_reduce_in_fp32 = true;
+  const MemoryBreakdown fp32 = rank0(pm, hw, l, 4096, 1);
+  EXPECT_NEAR(bf16.grads_bytes, 2.0 * bf16.params_on_rank, 1.0);
+  EXPECT_NEAR(fp32.grads_bytes, 4.0 * fp32.params_on_rank, 1.0);
+  EXPECT_NEAR(fp32.peak_bytes - bf16.peak_bytes, fp32.grads_bytes - bf16.grads_bytes, 0.03 * bf16.grads_bytes);
+}
+
 // Expert parameters are sharded over EP x ETP and their optimizer state over expert-DP =
 // world / (ETP x EP x PP); dense parameters over DP x CP.
 TEST(Memory, ExpertStateShardsOverExpertDataParallel) {

@@ -31,6 +31,7 @@ constexpr double kCpStepLaunchS = 20e-6;    // per layer and extra CP ring step:
 constexpr double kOptimizerBytesFp32 = 30;  // grad read, master/m/v read+write, param write (per param)
 constexpr double kOptimizerBytesBf16 = 18;  // with bf16 moments and bf16-stored masters
 constexpr double kDpGradBytes = 2.0;        // gradient buckets in the parameter dtype (grad_reduce_in_fp32=False)
+constexpr double kDpGradBytesFp32 = 4.0;    // with grad_reduce_in_fp32
 constexpr double kOptimizerFixedS = 2e-3;   // multi-tensor launches, grad-norm reduction
 
 struct RankTime {
@@ -240,20 +241,21 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
   const double dense_p = peft ? trainable : per_rank_dense;
   const double expert_p = peft ? 0.0 : per_rank_expert;
   const double param_bytes = fp8 && (l.precision == Precision::kFp8Cs || l.precision == Precision::kMxfp8) ? 1.0 : 2.0;
+  const double dp_grad_bytes = l.grad_reduce_in_fp32 ? kDpGradBytesFp32 : kDpGradBytes;
   double dp_total = 0.0;
   if (l.fsdp) {
     dp_total = m * (2.0 * all_gather_s(dense_p * 2.0, groups.dp_cp, links) +
-                    reduce_scatter_s(dense_p * kDpGradBytes, groups.dp_cp, links));
+                    reduce_scatter_s(dense_p * dp_grad_bytes, groups.dp_cp, links));
     out.dp_comm_s = dp_total * (1.0 - eff.overlap);
   } else {
     if (l.distributed_optimizer) {
-      dp_total = reduce_scatter_s(dense_p * kDpGradBytes, groups.dp_cp, links) +
+      dp_total = reduce_scatter_s(dense_p * dp_grad_bytes, groups.dp_cp, links) +
                  all_gather_s(dense_p * param_bytes, groups.dp_cp, links) +
-                 reduce_scatter_s(expert_p * kDpGradBytes, groups.edp, links) +
+                 reduce_scatter_s(expert_p * dp_grad_bytes, groups.edp, links) +
                  all_gather_s(expert_p * param_bytes, groups.edp, links);
     } else {
-      dp_total = all_reduce_s(dense_p * kDpGradBytes, groups.dp_cp, links) +
-                 all_reduce_s(expert_p * kDpGradBytes, groups.edp, links);
+      dp_total = all_reduce_s(dense_p * dp_grad_bytes, groups.dp_cp, links) +
+                 all_reduce_s(expert_p * dp_grad_bytes, groups.edp, links);
     }
     out.dp_comm_s = std::max(0.0, dp_total - eff.overlap * worst_total);
   }
