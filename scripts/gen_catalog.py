@@ -1245,6 +1245,16 @@ def truthy(v):
     return v == "True"
 
 
+# Settings a model's Bridge recipes set in code, which the static read of the source does not see.
+# Llama-3.1-405B: Megatron-Bridge recipes/llama/llama3.py sets account_for_embedding_in_pipeline_split
+# and account_for_loss_in_pipeline_split for 405B ("Pipeline split settings - required for 405B"):
+# its 126 layers + 2 split evenly over PP 8/16 with VP 1-8.
+CODE_SET_SETTINGS = {
+    "Llama-3.1-405B": [("account_for_embedding_in_pipeline_split", True),
+                       ("account_for_loss_in_pipeline_split", True)],
+}
+
+
 def recipe_record(row, model_name, hw_docs):
     other = parse_other(row["other"])
     entry = other["recipe"]
@@ -1329,6 +1339,10 @@ def recipe_record(row, model_name, hw_docs):
         features["pipeline_layout"] = drop_none(OD([
             ("first_stage_layers", int_or_none(other.get("first_stage_layers"))),
             ("last_stage_layers", int_or_none(other.get("last_stage_layers")))]))
+
+    settings = CODE_SET_SETTINGS.get(model_name)
+    if settings and int_or_none(row["pp"]) not in (None, 1):
+        features["settings"] = OD(settings)
 
     d = OD()
     d["name"] = entry

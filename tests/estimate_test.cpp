@@ -118,6 +118,26 @@ TEST(EstimateCli, UnevenPipelineSplitIsSuggestedThenAccepted) {
   EXPECT_EQ(j["layout"]["last_stage_layers"], 11);
 }
 
+TEST(EstimateCli, EmbeddingAndLossAccountingSplits126LayersOverPp16) {
+  EstimateOptions o;
+  o.args.model = "llama3.1-405b";
+  o.args.gpu = "b200";
+  o.args.gpus = 128;
+  o.args.layout.tp = 4;
+  o.args.layout.pp = 16;
+  o.args.layout.vp = 4;
+  o.args.seq = 8192;
+  o.args.gbs = 64;
+  o.args.layout.precision = "fp8_cs";
+  const Out bad = run(o);
+  EXPECT_EQ(bad.rc, kExitFindings);
+  EXPECT_NE(bad.out.find("`--account-for-embedding --account-for-loss`"), std::string::npos) << bad.out;
+  o.args.layout.account_for_embedding = true;
+  o.args.layout.account_for_loss = true;
+  const Out good = run(o);
+  EXPECT_EQ(good.rc, kExitOk) << good.out << good.err;
+}
+
 TEST(EstimateCli, BatchAnswersEveryLineInOrder) {
   test::TempDir tmp;
   const std::string file = tmp.write("layouts.jsonl",

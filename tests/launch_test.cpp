@@ -267,6 +267,19 @@ TEST(LaunchCli, AnotherPipelineNeedsItsOwnSplit) {
   EXPECT_NE(good.out.find("--decoder-last-pipeline-num-layers 15"), std::string::npos);
 }
 
+TEST(LaunchCli, Llama405bRecipeCountsEmbeddingAndLossAsPipelineLayers) {
+  // Bridge's 405B recipes set account_for_embedding/loss_in_pipeline_split in code; the record says
+  // so (features.settings) and the Megatron-LM command carries both.
+  LaunchOptions o;
+  o.source = "llama31_405b_pretrain_128gpu_b200_fp8cs_config";
+  o.targets = {"megatron-lm"};
+  const Out r = launch(o);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("--account-for-embedding-in-pipeline-split"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--account-for-loss-in-pipeline-split"), std::string::npos);
+  EXPECT_NE(r.out.find("--num-virtual-stages-per-pipeline-rank 4"), std::string::npos);
+}
+
 TEST(LaunchCli, PlanEntryKeepsItsUnevenSplit) {
   test::TempDir tmp;
   test::write_text(tmp.file("plan.json"), R"({"model": "Llama-3-8B", "gpu": "h100", "gpus": 6, "mode": "pretrain",

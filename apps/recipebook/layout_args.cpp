@@ -106,7 +106,8 @@ Result<LayoutArgs> layout_args_from_json(const nlohmann::json& j, const LayoutAr
       "model", "gpu", "gpus", "gpus_per_node", "mode", "seq", "gbs", "mbs", "tp", "pp", "vp", "cp", "ep", "etp",
       "first_stage_layers", "last_stage_layers", "fsdp", "sp", "precision", "recompute", "recompute_modules",
       "recompute_method", "recompute_layers", "dispatcher", "cuda_graph", "cuda_graph_scope", "cpu_offload_layers",
-      "distributed_optimizer", "precision_aware_optimizer", "grad_reduce_in_fp32", "ep_a2a_overlap", "tp_comm_overlap", "tokens",
+      "distributed_optimizer", "precision_aware_optimizer", "grad_reduce_in_fp32", "account_for_embedding",
+      "account_for_loss", "ep_a2a_overlap", "tp_comm_overlap", "tokens",
       "lora_rank"};
   for (const auto& [key, v] : j.items()) {
     auto type_error = [&, k = key](const char* want) {
@@ -147,6 +148,8 @@ Result<LayoutArgs> layout_args_from_json(const nlohmann::json& j, const LayoutAr
         {"distributed_optimizer", &LayoutFlags::distributed_optimizer},
         {"precision_aware_optimizer", &LayoutFlags::precision_aware_optimizer},
         {"grad_reduce_in_fp32", &LayoutFlags::grad_reduce_in_fp32},
+        {"account_for_embedding", &LayoutFlags::account_for_embedding},
+        {"account_for_loss", &LayoutFlags::account_for_loss},
         {"ep_a2a_overlap", &LayoutFlags::ep_a2a_overlap}, {"tp_comm_overlap", &LayoutFlags::tp_comm_overlap}};
     static const std::map<std::string, std::string LayoutFlags::*> kStrings{
         {"precision", &LayoutFlags::precision}, {"recompute", &LayoutFlags::recompute},

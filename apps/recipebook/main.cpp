@@ -122,6 +122,10 @@ void add_layout_options(CLI::App* cmd, rb::LayoutFlags& f) {
     cmd->add_flag_callback("--" + name, [&value] { value = true; }, help)->group(l);
     cmd->add_flag_callback("--no-" + name, [&value] { value = false; }, "")->group(l);
   };
+  on_off("account-for-embedding", f.account_for_embedding,
+         "Count the embedding as a layer of the first pipeline stage (account_for_embedding_in_pipeline_split)");
+  on_off("account-for-loss", f.account_for_loss,
+         "Count the loss as a layer of the last pipeline stage (account_for_loss_in_pipeline_split)");
   on_off("sp", f.sp, "Sequence parallel (default: on when TP > 1)");
   on_off("fsdp", f.fsdp, "Megatron-FSDP (optim_grads_params) instead of DDP + distributed optimizer");
   on_off("distributed-optimizer", f.distributed_optimizer, "Distributed optimizer (default on)");

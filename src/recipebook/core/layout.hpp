@@ -75,6 +75,10 @@ struct Layout {
   int cpu_offload_layers = 0;              // activation offload
   bool ep_a2a_overlap = false;
   bool tp_comm_overlap = false;
+  // Megatron-Core account_for_embedding/loss_in_pipeline_split: the embedding (the loss) counts as one
+  // layer of the first (last) virtual stage, so (layers + 1 + 1) splits evenly over PP x VP.
+  bool account_for_embedding = false;
+  bool account_for_loss = false;
   int first_stage_layers = 0;  // 0 = uniform split
   int last_stage_layers = 0;
 

@@ -37,6 +37,7 @@ constexpr auto kOverrideKeys = std::to_array<std::string_view>({
     // ddp, optimizer, comm_overlap, mixed_precision
     "ddp.use_distributed_optimizer", "optimizer.use_distributed_optimizer", "ddp.use_megatron_fsdp",
     "ddp.data_parallel_sharding_strategy", "ddp.grad_reduce_in_fp32", "optimizer.use_precision_aware_optimizer",
+    "model.account_for_embedding_in_pipeline_split", "model.account_for_loss_in_pipeline_split",
     "comm_overlap.overlap_moe_expert_parallel_comm", "comm_overlap.tp_comm_overlap", "mixed_precision",
 });
 
@@ -180,6 +181,10 @@ std::vector<std::string> bridge_overrides(const LaunchSpec& spec) {
     add(out, "comm_overlap.overlap_moe_expert_parallel_comm", py_bool(l.ep_a2a_overlap));
   if (differs([](const Layout& x) { return x.tp_comm_overlap; }))
     add(out, "comm_overlap.tp_comm_overlap", py_bool(l.tp_comm_overlap));
+  if (differs([](const Layout& x) { return x.account_for_embedding; }))
+    add(out, "model.account_for_embedding_in_pipeline_split", py_bool(l.account_for_embedding));
+  if (differs([](const Layout& x) { return x.account_for_loss; }))
+    add(out, "model.account_for_loss_in_pipeline_split", py_bool(l.account_for_loss));
   if (differs([](const Layout& x) { return std::pair(x.first_stage_layers, x.last_stage_layers); })) {
     add(out, "model.num_layers_in_first_pipeline_stage",
         l.first_stage_layers > 0 ? std::to_string(l.first_stage_layers) : "null");

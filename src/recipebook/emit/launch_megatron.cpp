@@ -24,7 +24,8 @@ constexpr auto kFlags = std::to_array<std::string_view>({
     "--moe-ffn-hidden-size", "--moe-shared-expert-intermediate-size", "--moe-layer-freq", "--moe-grouped-gemm",
     // layout
     "--tensor-model-parallel-size", "--pipeline-model-parallel-size", "--num-virtual-stages-per-pipeline-rank",
-    "--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers", "--context-parallel-size",
+    "--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers",
+    "--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split", "--context-parallel-size",
     "--expert-model-parallel-size", "--expert-tensor-parallel-size", "--sequence-parallel",
     // batch and schedule
     "--micro-batch-size", "--global-batch-size", "--seq-length", "--train-iters",
@@ -41,7 +42,8 @@ constexpr auto kFlags = std::to_array<std::string_view>({
     "--cuda-graph-impl", "--cuda-graph-scope", "--te-rng-tracker", "--no-check-for-nan-in-loss-and-grad",
     // data parallel, optimizer, overlap
     "--use-distributed-optimizer", "--use-megatron-fsdp", "--data-parallel-sharding-strategy",
-    "--no-gradient-accumulation-fusion", "--ckpt-format", "--use-precision-aware-optimizer", "--tp-comm-overlap",
+    "--no-gradient-accumulation-fusion", "--ckpt-format", "--use-precision-aware-optimizer",
+    "--accumulate-allreduce-grads-in-fp32", "--tp-comm-overlap",
     // data, tokenizer, logging, learning rate
     "--mock-data", "--data-path", "--tokenizer-type", "--tokenizer-model", "--vocab-size", "--log-interval",
     "--log-throughput", "--lr", "--min-lr", "--lr-decay-style", "--lr-warmup-fraction", "--weight-decay",
@@ -194,6 +196,8 @@ std::vector<std::string> megatron_args(const LaunchSpec& spec) {
   if (l.vp > 1) add(out, "--num-virtual-stages-per-pipeline-rank", l.vp);
   if (l.first_stage_layers > 0) add(out, "--decoder-first-pipeline-num-layers", l.first_stage_layers);
   if (l.last_stage_layers > 0) add(out, "--decoder-last-pipeline-num-layers", l.last_stage_layers);
+  if (l.account_for_embedding) add(out, "--account-for-embedding-in-pipeline-split");
+  if (l.account_for_loss) add(out, "--account-for-loss-in-pipeline-split");
   add(out, "--context-parallel-size", l.cp);
   if (is_moe(spec)) {
     add(out, "--expert-model-parallel-size", l.ep);

@@ -111,6 +111,8 @@ Result<std::string> render_recipe_draft(const LaunchSpec& spec) {
     // Settings the renderers write that the layout does not model (by their Megatron names).
     std::vector<std::string> settings;
     if (!l.distributed_optimizer && !l.fsdp) settings.emplace_back("use_distributed_optimizer: false");
+    if (l.account_for_embedding) settings.emplace_back("account_for_embedding_in_pipeline_split: true");
+    if (l.account_for_loss) settings.emplace_back("account_for_loss_in_pipeline_split: true");
     if (l.cuda_graph == CudaGraph::kFullIteration) settings.emplace_back("check_for_nan_in_loss: false");
     if (!settings.empty()) {
       out += "  settings:\n";

@@ -7,6 +7,7 @@ namespace rb {
 bool LayoutFlags::any() const {
   return tp || pp || vp || cp || ep || etp || mbs || first_stage_layers || last_stage_layers || sp || fsdp ||
          distributed_optimizer || precision_aware_optimizer || ep_a2a_overlap || tp_comm_overlap || grad_reduce_in_fp32 ||
+         account_for_embedding || account_for_loss ||
          !precision.empty() || !recompute.empty() || !recompute_modules.empty() || !recompute_method.empty() ||
          recompute_layers || !dispatcher.empty() || !cuda_graph.empty() || !cuda_graph_scope.empty() ||
          cpu_offload_layers;
@@ -23,6 +24,8 @@ Result<void> apply_layout_flags(const LayoutFlags& f, Layout& l, bool from_flags
   if (std::pair{l.pp, l.vp} != old_pipeline) l.first_stage_layers = l.last_stage_layers = 0;
   if (f.first_stage_layers) l.first_stage_layers = *f.first_stage_layers;
   if (f.last_stage_layers) l.last_stage_layers = *f.last_stage_layers;
+  if (f.account_for_embedding) l.account_for_embedding = *f.account_for_embedding;
+  if (f.account_for_loss) l.account_for_loss = *f.account_for_loss;
   if (f.cp) l.cp = *f.cp;
   if (f.ep) l.ep = *f.ep;
   if (f.etp) l.etp = *f.etp;

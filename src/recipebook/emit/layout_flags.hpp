@@ -16,7 +16,7 @@ struct LayoutFlags {
   std::optional<int> tp, pp, vp, cp, ep, etp, mbs;
   std::optional<int> first_stage_layers, last_stage_layers;  // uneven pipeline split
   std::optional<bool> sp, fsdp, distributed_optimizer, precision_aware_optimizer, ep_a2a_overlap, tp_comm_overlap;
-  std::optional<bool> grad_reduce_in_fp32;
+  std::optional<bool> grad_reduce_in_fp32, account_for_embedding, account_for_loss;
   std::string precision;          // bf16 | fp8_cs | fp8_ds | fp8_blockwise | mxfp8 | nvfp4
   std::string recompute;          // none | selective | full
   std::string recompute_modules;  // core_attn,moe_act (selective)

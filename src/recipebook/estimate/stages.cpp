@@ -7,10 +7,32 @@ StagePlan plan_stages(int num_layers, const Layout& l) {
   plan.pp = l.pp;
   plan.vp = l.vp;
   const int stages = l.pp * l.vp;
-  if (l.pp < 1 || l.vp < 1 || stages > kMaxVirtualStages || num_layers < stages) return plan;
+  const int accounted = (l.account_for_embedding ? 1 : 0) + (l.account_for_loss ? 1 : 0);
+  if (l.pp < 1 || l.vp < 1 || stages > kMaxVirtualStages || num_layers + accounted < stages) return plan;
 
   // Layers per virtual stage, rank by rank: chunk k of rank r is virtual stage k * pp + r.
   std::array<int, kMaxVirtualStages> count{};
+  if (l.account_for_embedding || l.account_for_loss) {
+    // Megatron-Core (transformer_config.py, transformer_block.py): the embedding and the loss count as
+    // layers of the first and last virtual stages, the total splits evenly, and those two stages build
+    // one decoder layer less. Not combinable with first/last stage counts.
+    const int emb = l.account_for_embedding ? 1 : 0;
+    const int loss = l.account_for_loss ? 1 : 0;
+    const int total = num_layers + emb + loss;
+    if (l.first_stage_layers > 0 || l.last_stage_layers > 0 || total % stages != 0) return plan;
+    count.fill(0);
+    for (int c = 0; c < stages; ++c) count[static_cast<size_t>(c)] = total / stages;
+    count[0] -= emb;
+    count[static_cast<size_t>(stages - 1)] -= loss;
+    // One layer per virtual stage leaves the first (last) with the embedding (loss) alone: allowed.
+    plan.begin[0] = 0;
+    for (int c = 0; c < stages; ++c) {
+      if (count[static_cast<size_t>(c)] < 0) return plan;
+      plan.begin[static_cast<size_t>(c + 1)] = plan.begin[static_cast<size_t>(c)] + count[static_cast<size_t>(c)];
+    }
+    plan.ok = plan.begin[static_cast<size_t>(stages)] == num_layers;
+    return plan;
+  }
   const bool first_set = l.first_stage_layers > 0 && l.pp > 1;
   const bool last_set = l.last_stage_layers > 0 && l.pp > 1;
   int rest = num_layers;

@@ -272,5 +272,32 @@ TEST(Stages, UniformUnevenAndFirstLastSplits) {
   EXPECT_FALSE(plan_stages(32, fl).ok);
 }
 
+TEST(Stages, EmbeddingAndLossCountAsLayers) {
+  // Llama-3.1-405B as Bridge runs it: 126 layers + embedding + loss = 128 over PP 16 x VP 4, two per
+  // virtual stage; the first and last virtual stages build one decoder layer, the rest two.
+  Layout l;
+  l.pp = 16;
+  l.vp = 4;
+  l.account_for_embedding = true;
+  l.account_for_loss = true;
+  StagePlan p = plan_stages(126, l);
+  ASSERT_TRUE(p.ok);
+  EXPECT_EQ(p.layers_of(0), 1);
+  EXPECT_EQ(p.layers_of(63), 1);
+  for (int c = 1; c < 63; ++c) EXPECT_EQ(p.layers_of(c), 2) << c;
+  // VP 8: one per virtual stage, so the first holds only the embedding and the last only the loss.
+  l.vp = 8;
+  p = plan_stages(126, l);
+  ASSERT_TRUE(p.ok);
+  EXPECT_EQ(p.layers_of(0), 0);
+  EXPECT_EQ(p.layers_of(127), 0);
+  EXPECT_EQ(p.begin[128], 126);
+  // 127 does not split; nor can the accounting be combined with first/last stage counts.
+  EXPECT_FALSE(plan_stages(127, l).ok);
+  l.vp = 4;
+  l.first_stage_layers = 4;
+  EXPECT_FALSE(plan_stages(126, l).ok);
+}
+
 }  // namespace
 }  // namespace rb

@@ -173,9 +173,11 @@ bool check_pp_layers(const RuleContext& ctx, Finding* out) {
            " --last-stage-layers " + str(b.last) + "`";
   fix += ")";
   if (s.total == ctx.pm.layers && (s.total + 1) % l.pp == 0)
-    fix += ", or account_for_embedding_in_pipeline_split (or _loss_) in features.settings";
+    fix += ", or account_for_embedding_in_pipeline_split (or _loss_) in features.settings (`--account-for-embedding`"
+           " or `--account-for-loss`)";
   else if (s.total == ctx.pm.layers && (s.total + 2) % l.pp == 0)
-    fix += ", or account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split in features.settings";
+    fix += ", or account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split in features.settings"
+           " (`--account-for-embedding --account-for-loss`)";
   return report(out,
                 "PP " + str(l.pp) + " does not divide the " + str(s.total) + " layers" +
                     (s.total != ctx.pm.layers ? " (with embedding/loss accounting)" : ""),

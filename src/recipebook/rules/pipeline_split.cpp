@@ -39,8 +39,9 @@ PipelineSplit pipeline_split(const RuleContext& ctx) {
     s.vp_ok = s.first % vp == 0 && s.last % vp == 0 && s.per_stage % vp == 0;
     return s;
   }
-  const bool emb = setting_bool(ctx.facts, "account_for_embedding_in_pipeline_split").value_or(false);
-  const bool loss = setting_bool(ctx.facts, "account_for_loss_in_pipeline_split").value_or(false);
+  const bool emb =
+      l.account_for_embedding || setting_bool(ctx.facts, "account_for_embedding_in_pipeline_split").value_or(false);
+  const bool loss = l.account_for_loss || setting_bool(ctx.facts, "account_for_loss_in_pipeline_split").value_or(false);
   s.total = layers + (emb ? 1 : 0) + (loss ? 1 : 0);
   if (s.total % pp != 0) {
     s.ok = false;

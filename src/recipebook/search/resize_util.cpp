@@ -53,7 +53,9 @@ int choose_vp(const PreparedRuleModel& rules, int pp) {
 }
 
 Layout modelled_layout(int layers, Layout l) {
-  if (l.pp <= 1 || l.first_stage_layers > 0 || l.last_stage_layers > 0 || layers <= 0) return l;
+  if (l.pp <= 1 || l.first_stage_layers > 0 || l.last_stage_layers > 0 || l.account_for_embedding ||
+      l.account_for_loss || layers <= 0)
+    return l;
   if (layers % l.pp == 0 && (layers / l.pp) % l.vp == 0) return l;
   // The most balanced split (smallest largest stage); at equal balance the larger VP.
   int best_load = 0;
