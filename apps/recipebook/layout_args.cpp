@@ -93,8 +93,8 @@ Result<Setup> resolve_setup(const LayoutArgs& a, const Catalog& catalog, bool js
   };
   for (const auto& e : range_errors)
     if (e) return tl::unexpected(*e);
-  const int mp = l.tp * l.pp * l.cp;
-  l.dp = a.gpus % mp == 0 ? a.gpus / mp : 0;  // 0: the rules report RB-WORLD-DIVISIBLE
+  const int64_t mp = static_cast<int64_t>(l.tp) * l.pp * l.cp;  // each <= gpus: no overflow in 64 bits
+  l.dp = a.gpus % mp == 0 ? static_cast<int>(a.gpus / mp) : 0;  // 0: the rules report RB-WORLD-DIVISIBLE
   return s;
 }
 
