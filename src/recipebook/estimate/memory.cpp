@@ -19,10 +19,6 @@ constexpr double kCudaGraphActFraction = 0.05;      // static input/output copie
 constexpr double kFragActFraction = 0.05;           // expandable segments keep fragmentation low
 constexpr double kFragStateFraction = 0.02;
 
-// Main gradients: in the parameter dtype with Megatron-Core DDP grad_reduce_in_fp32=False (its
-// default and every Bridge perf recipe), FP32 with it (Bridge's library recipes).
-constexpr double kGradBytes = 2.0;
-constexpr double kGradBytesFp32 = 4.0;
 constexpr double kAdamBytes = 12.0;       // fp32 master + exp_avg + exp_avg_sq
 constexpr double kAdamBytesBf16 = 6.0;    // precision-aware: bf16 moments, master as bf16 param + 16-bit remainder
 constexpr double kLogitBytesPerVocab = 2.0;  // bf16 logits; TE's fused cross entropy writes the gradient in place
@@ -141,7 +137,7 @@ MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const Stage
   const double weights = wb.weight * gemm_local + 2.0 * other_local;
   const double copies = wb.copies * gemm_local;
 
-  const double grad_bytes = l.grad_reduce_in_fp32 ? kGradBytesFp32 : kGradBytes;
+  const double grad_bytes = gradient_bytes(l);
   if (in.mode == Mode::kPeft) {
     // Frozen base: weights only. Adapters (their share of this rank's layers) carry bf16 weights,
     // fp32 grads and Adam state, sharded like dense parameters.

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "recipebook/estimate/collectives.hpp"
+#include "recipebook/estimate/memory.hpp"  // gradient_bytes
 #include "recipebook/estimate/params.hpp"
 
 namespace rb {
@@ -30,8 +31,6 @@ constexpr double kMoeSyncS = 40e-6;         // host sync of dropless token count
 constexpr double kCpStepLaunchS = 20e-6;    // per layer and extra CP ring step: attention + P2P launches, fwd + bwd
 constexpr double kOptimizerBytesFp32 = 30;  // grad read, master/m/v read+write, param write (per param)
 constexpr double kOptimizerBytesBf16 = 18;  // with bf16 moments and bf16-stored masters
-constexpr double kDpGradBytes = 2.0;        // gradient buckets in the parameter dtype (grad_reduce_in_fp32=False)
-constexpr double kDpGradBytesFp32 = 4.0;    // with grad_reduce_in_fp32
 constexpr double kOptimizerFixedS = 2e-3;   // multi-tensor launches, grad-norm reduction
 
 struct RankTime {
@@ -241,7 +240,7 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
   const double dense_p = peft ? trainable : per_rank_dense;
   const double expert_p = peft ? 0.0 : per_rank_expert;
   const double param_bytes = fp8 && (l.precision == Precision::kFp8Cs || l.precision == Precision::kMxfp8) ? 1.0 : 2.0;
-  const double dp_grad_bytes = l.grad_reduce_in_fp32 ? kDpGradBytesFp32 : kDpGradBytes;
+  const double dp_grad_bytes = gradient_bytes(l);  // the gradient buckets DP reduces
   double dp_total = 0.0;
   if (l.fsdp) {
     dp_total = m * (2.0 * all_gather_s(dense_p * 2.0, groups.dp_cp, links) +
