@@ -2,6 +2,23 @@
 
 namespace rb {
 
+namespace {
+
+// The stage boundaries from the layers per virtual stage; ok when every stage has at least
+// `min_layers` and together they hold the model's layers.
+// (In place: plan_stages runs once per estimate, millions of times in a search.)
+void close_plan(StagePlan& plan, const std::array<int, kMaxVirtualStages>& count, int num_layers, int min_layers) {
+  const int stages = plan.virtual_stages();
+  plan.begin[0] = 0;
+  for (int c = 0; c < stages; ++c) {
+    if (count[static_cast<size_t>(c)] < min_layers) return;
+    plan.begin[static_cast<size_t>(c + 1)] = plan.begin[static_cast<size_t>(c)] + count[static_cast<size_t>(c)];
+  }
+  plan.ok = plan.begin[static_cast<size_t>(stages)] == num_layers;
+}
+
+}  // namespace
+
 StagePlan plan_stages(int num_layers, const Layout& l) {
   StagePlan plan;
   plan.pp = l.pp;
@@ -12,25 +29,17 @@ StagePlan plan_stages(int num_layers, const Layout& l) {
 
   // Layers per virtual stage, rank by rank: chunk k of rank r is virtual stage k * pp + r.
   std::array<int, kMaxVirtualStages> count{};
-  if (l.account_for_embedding || l.account_for_loss) {
+  if (accounted > 0) {
     // Megatron-Core (transformer_config.py, transformer_block.py): the embedding and the loss count as
     // layers of the first and last virtual stages, the total splits evenly, and those two stages build
-    // one decoder layer less. Not combinable with first/last stage counts.
-    const int emb = l.account_for_embedding ? 1 : 0;
-    const int loss = l.account_for_loss ? 1 : 0;
-    const int total = num_layers + emb + loss;
+    // one decoder layer less — none at one layer per stage (allowed). Not combinable with first/last
+    // stage counts.
+    const int total = num_layers + accounted;
     if (l.first_stage_layers > 0 || l.last_stage_layers > 0 || total % stages != 0) return plan;
-    count.fill(0);
     for (int c = 0; c < stages; ++c) count[static_cast<size_t>(c)] = total / stages;
-    count[0] -= emb;
-    count[static_cast<size_t>(stages - 1)] -= loss;
-    // One layer per virtual stage leaves the first (last) with the embedding (loss) alone: allowed.
-    plan.begin[0] = 0;
-    for (int c = 0; c < stages; ++c) {
-      if (count[static_cast<size_t>(c)] < 0) return plan;
-      plan.begin[static_cast<size_t>(c + 1)] = plan.begin[static_cast<size_t>(c)] + count[static_cast<size_t>(c)];
-    }
-    plan.ok = plan.begin[static_cast<size_t>(stages)] == num_layers;
+    count[0] -= l.account_for_embedding ? 1 : 0;
+    count[static_cast<size_t>(stages - 1)] -= l.account_for_loss ? 1 : 0;
+    close_plan(plan, count, num_layers, /*min_layers=*/0);
     return plan;
   }
   const bool first_set = l.first_stage_layers > 0 && l.pp > 1;
@@ -74,12 +83,7 @@ StagePlan plan_stages(int num_layers, const Layout& l) {
       }
     }
   }
-  plan.begin[0] = 0;
-  for (int c = 0; c < stages; ++c) {
-    if (count[static_cast<size_t>(c)] <= 0) return plan;
-    plan.begin[static_cast<size_t>(c + 1)] = plan.begin[static_cast<size_t>(c)] + count[static_cast<size_t>(c)];
-  }
-  plan.ok = plan.begin[static_cast<size_t>(stages)] == num_layers;
+  close_plan(plan, count, num_layers, /*min_layers=*/1);
   return plan;
 }
 
