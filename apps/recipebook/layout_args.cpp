@@ -102,13 +102,32 @@ Result<LayoutArgs> layout_args_from_json(const nlohmann::json& j, const LayoutAr
   if (!j.is_object()) return fail("each line must be a JSON object with the same keys as the flags");
   LayoutArgs a = defaults;
   LayoutFlags& f = a.layout;
-  static const std::vector<std::string> kKeys{
-      "model", "gpu", "gpus", "gpus_per_node", "mode", "seq", "gbs", "mbs", "tp", "pp", "vp", "cp", "ep", "etp",
-      "first_stage_layers", "last_stage_layers", "fsdp", "sp", "precision", "recompute", "recompute_modules",
-      "recompute_method", "recompute_layers", "dispatcher", "cuda_graph", "cuda_graph_scope", "cpu_offload_layers",
-      "distributed_optimizer", "precision_aware_optimizer", "grad_reduce_in_fp32", "account_for_embedding",
-      "account_for_loss", "ep_a2a_overlap", "tp_comm_overlap", "tokens",
-      "lora_rank"};
+  static const std::map<std::string, std::optional<int> LayoutFlags::*> kInts{
+      {"mbs", &LayoutFlags::mbs}, {"tp", &LayoutFlags::tp}, {"pp", &LayoutFlags::pp}, {"vp", &LayoutFlags::vp},
+      {"cp", &LayoutFlags::cp}, {"ep", &LayoutFlags::ep}, {"etp", &LayoutFlags::etp},
+      {"first_stage_layers", &LayoutFlags::first_stage_layers}, {"last_stage_layers", &LayoutFlags::last_stage_layers},
+      {"recompute_layers", &LayoutFlags::recompute_layers}, {"cpu_offload_layers", &LayoutFlags::cpu_offload_layers}};
+  static const std::map<std::string, std::optional<bool> LayoutFlags::*> kBools{
+      {"fsdp", &LayoutFlags::fsdp}, {"sp", &LayoutFlags::sp},
+      {"distributed_optimizer", &LayoutFlags::distributed_optimizer},
+      {"precision_aware_optimizer", &LayoutFlags::precision_aware_optimizer},
+      {"grad_reduce_in_fp32", &LayoutFlags::grad_reduce_in_fp32},
+      {"account_for_embedding", &LayoutFlags::account_for_embedding},
+      {"account_for_loss", &LayoutFlags::account_for_loss},
+      {"ep_a2a_overlap", &LayoutFlags::ep_a2a_overlap}, {"tp_comm_overlap", &LayoutFlags::tp_comm_overlap}};
+  static const std::map<std::string, std::string LayoutFlags::*> kStrings{
+      {"precision", &LayoutFlags::precision}, {"recompute", &LayoutFlags::recompute},
+      {"recompute_modules", &LayoutFlags::recompute_modules}, {"recompute_method", &LayoutFlags::recompute_method},
+      {"dispatcher", &LayoutFlags::dispatcher}, {"cuda_graph", &LayoutFlags::cuda_graph},
+      {"cuda_graph_scope", &LayoutFlags::cuda_graph_scope}};
+  // Every key, for the "did you mean" hint: the setup's and the three layout tables'.
+  static const std::vector<std::string> kKeys = [] {
+    std::vector<std::string> k{"model", "gpu", "gpus", "gpus_per_node", "mode", "seq", "gbs", "tokens", "lora_rank"};
+    for (const auto& e : kInts) k.push_back(e.first);
+    for (const auto& e : kBools) k.push_back(e.first);
+    for (const auto& e : kStrings) k.push_back(e.first);
+    return k;
+  }();
   for (const auto& [key, v] : j.items()) {
     auto type_error = [&, k = key](const char* want) {
       return Error("\"" + k + "\" must be " + want + ", found " + std::string(v.type_name()));
@@ -138,24 +157,6 @@ Result<LayoutArgs> layout_args_from_json(const nlohmann::json& j, const LayoutAr
       out = v.get<bool>();
       return std::nullopt;
     };
-    static const std::map<std::string, std::optional<int> LayoutFlags::*> kInts{
-        {"mbs", &LayoutFlags::mbs}, {"tp", &LayoutFlags::tp}, {"pp", &LayoutFlags::pp}, {"vp", &LayoutFlags::vp},
-        {"cp", &LayoutFlags::cp}, {"ep", &LayoutFlags::ep}, {"etp", &LayoutFlags::etp},
-        {"first_stage_layers", &LayoutFlags::first_stage_layers}, {"last_stage_layers", &LayoutFlags::last_stage_layers},
-        {"recompute_layers", &LayoutFlags::recompute_layers}, {"cpu_offload_layers", &LayoutFlags::cpu_offload_layers}};
-    static const std::map<std::string, std::optional<bool> LayoutFlags::*> kBools{
-        {"fsdp", &LayoutFlags::fsdp}, {"sp", &LayoutFlags::sp},
-        {"distributed_optimizer", &LayoutFlags::distributed_optimizer},
-        {"precision_aware_optimizer", &LayoutFlags::precision_aware_optimizer},
-        {"grad_reduce_in_fp32", &LayoutFlags::grad_reduce_in_fp32},
-        {"account_for_embedding", &LayoutFlags::account_for_embedding},
-        {"account_for_loss", &LayoutFlags::account_for_loss},
-        {"ep_a2a_overlap", &LayoutFlags::ep_a2a_overlap}, {"tp_comm_overlap", &LayoutFlags::tp_comm_overlap}};
-    static const std::map<std::string, std::string LayoutFlags::*> kStrings{
-        {"precision", &LayoutFlags::precision}, {"recompute", &LayoutFlags::recompute},
-        {"recompute_modules", &LayoutFlags::recompute_modules}, {"recompute_method", &LayoutFlags::recompute_method},
-        {"dispatcher", &LayoutFlags::dispatcher}, {"cuda_graph", &LayoutFlags::cuda_graph},
-        {"cuda_graph_scope", &LayoutFlags::cuda_graph_scope}};
     std::optional<Error> err;
     if (auto i = kInts.find(key); i != kInts.end()) err = get_opt_int(f.*(i->second));
     else if (auto b = kBools.find(key); b != kBools.end()) err = get_bool(f.*(b->second));
