@@ -217,7 +217,7 @@ TEST(Time, ExpertGemmsPayTheirWeightReadsPerToken) {
   EXPECT_GT(expert, 0.0);
   EXPECT_GT(dense, 0.0);
   EXPECT_NEAR(per_token[1], dense + expert * (1.0 + ridge / (2 * m1)), 1e-9 * per_token[1]);
-  // FP8 operands are half the bytes at twice the rate: the same ridge in tokens.
+  // FP8 runs the same GEMMs at twice the peak (its ridge in tokens is the same: half the bytes).
   l.mbs = 1;
   l.precision = Precision::kFp8Cs;
   EXPECT_LT(run(pm, hw, l, 4096, 1).gemm_s, per_token[0]);
