@@ -96,8 +96,8 @@ double golden(F f, double lo, double hi) {
 Params fit_group(const std::vector<CalibrationPoint>& points, const FitGroup& g, const Params& center,
                  double prior_weight, const CalibrationOptions& opt) {
   Params best = center;
-  const double cmin = opt.comm_min / std::max(1e-9, std::min(g.start.nvlink, g.start.scaleout));
-  const double cmax = opt.comm_max / std::max(1e-9, std::max(g.start.nvlink, g.start.scaleout));
+  const double cmin = opt.comm_min / std::max(1e-9, std::max(g.start.nvlink, g.start.scaleout));
+  const double cmax = opt.comm_max / std::max(1e-9, std::min(g.start.nvlink, g.start.scaleout));
   const bool fit_comm = g.idx.size() >= 2 && cmax > cmin;
   for (int sweep = 0; sweep < opt.sweeps; ++sweep) {
     best.gemm = std::exp(golden(

@@ -30,7 +30,9 @@ struct CalibrationPoint {
 
 struct CalibrationOptions {
   double gemm_min = 0.15, gemm_max = 0.95;
-  double comm_min = 0.05, comm_max = 1.0;  // bounds on the resulting nvlink / scaleout efficiency
+  // Bounds on the resulting nvlink / scaleout efficiency, each clamped on its own: the common factor
+  // ranges far enough for either one to reach either bound.
+  double comm_min = 0.05, comm_max = 1.0;
   double prior_weight = 0.02;  // weight of (log(x / default))^2 per parameter, per point
   double group_prior_weight = 0.05;  // pull of each (GPU, precision) towards its GPU's pooled fit
   double robust_scale = 0.15;  // log-error scale of the soft-L1 loss (about 15%)

@@ -82,6 +82,25 @@ TEST(Calibrate, RecoversKnownEfficiencies) {
   EXPECT_NEAR(r.fits[0].efficiency.nvlink, 0.5, 0.05);
 }
 
+// Scale-out at its full line rate while NVLink is too: the common communication factor must reach
+// past the point where the larger default (NVLink) hits 1, or scale-out stays at 0.6 / 0.7 of it.
+TEST(Calibrate, EachLinkCanReachItsBound) {
+  Hardware truth = test::h100();
+  truth.efficiency[0].gemm = 0.5;
+  truth.efficiency[0].nvlink = 1.0;
+  truth.efficiency[0].scaleout = 1.0;
+  const Synthetic s = synthetic(truth, test::h100());
+  CalibrationOptions opt;
+  opt.prior_weight = 0;
+  opt.group_prior_weight = 0;
+  const CalibrationResult r = calibrate(s.points, opt);
+  ASSERT_EQ(r.fits.size(), 1u);
+  EXPECT_EQ(r.fits[0].efficiency.nvlink, 1.0);
+  EXPECT_GT(r.fits[0].efficiency.scaleout, 0.95);
+  EXPECT_LE(r.fits[0].efficiency.scaleout, 1.0);
+  EXPECT_LT(r.mape_after, 0.01);
+}
+
 TEST(Calibrate, IsDeterministic) {
   Hardware truth = test::h100();
   truth.efficiency[0].gemm = 0.5;
