@@ -23,7 +23,11 @@ constexpr double kAttnPasses = 3.5;         // flash attention: forward 1, backw
 // 2 P L = 262k FLOPs per token and head there against SSD's counted 7 P N = 28.7k.
 constexpr double kScanRelativeRate = 28.7 / 262.0;
 constexpr double kEpOverlapMaxHidden = 0.9;  // EP A2A overlap: share of dispatch/combine it can hide
-constexpr double kMemTrafficPerAct = 3.0;   // HBM bytes moved per saved activation byte, fwd + bwd
+// HBM bytes moved per saved activation byte by the memory-bound (elementwise) kernels around it: the
+// forward writes it and the next op reads it (2); the backward reads it, writes its gradient and the
+// op below reads that gradient (3).
+constexpr double kMemTrafficFwd = 2.0;
+constexpr double kMemTrafficBwd = 3.0;
 constexpr double kFp8CastTraffic = 1.0;     // extra bytes per activation byte for quantize + transpose
 constexpr double kLaunchPerLayerS = 60e-6;  // launches of one layer, forward + backward, no graphs
 constexpr double kGraphLaunchFactor = 0.3;  // what remains with per-module CUDA graphs
@@ -157,15 +161,16 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
     t.attn = kAttnPasses * attn_fwd;
 
     const double act = tokens * sum_act(s, l);
-    double mem_bytes = kMemTrafficPerAct * act + (fp8 ? kFp8CastTraffic * act : 0.0);
+    double mem_bytes = (kMemTrafficFwd + kMemTrafficBwd) * act + (fp8 ? kFp8CastTraffic * act : 0.0);
     mem_bytes += s.moe_layers * tok_tp * pm.top_k * h * 2.0 * 4.0;  // permute + unpermute, fwd + bwd
     t.mem = mem_bytes / hbm;
+    const double mem_fwd = kMemTrafficFwd * act / hbm;  // what a recomputed forward moves again
 
     // Recompute: full redoes the forward (and its TP/EP communication) of the recomputed layers.
     const double tp_per_pass = s.sub_blocks * 2.0 * rs;
     const double ep_per_pass = s.moe_layers * 2.0 * a2a;
     if (l.recompute == Recompute::kFull) {
-      t.recompute = recompute_fraction * (gemm_fwd + expert_fwd + attn_fwd + t.mem / kMemTrafficPerAct +
+      t.recompute = recompute_fraction * (gemm_fwd + expert_fwd + attn_fwd + mem_fwd +
                                           tp_per_pass * (1.0 - tp_hidden) + ep_per_pass * (1.0 - ep_hidden));
     } else if (mods != 0) {
       if (mods & kRcCoreAttn) t.recompute += attn_fwd;
@@ -175,7 +180,7 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
       } else if (mods & kRcSharedExperts) {
         t.recompute += tok_tp * s.shared_flops / dense_rate;
       }
-      if (mods & (kRcMoeAct | kRcLayernorm | kRcGdnNormOut)) t.recompute += 0.1 * t.mem / kMemTrafficPerAct;
+      if (mods & (kRcMoeAct | kRcLayernorm | kRcGdnNormOut)) t.recompute += 0.1 * mem_fwd;
     }
 
     // TP/SP: per sub-block, all-gather + reduce-scatter forward and again backward (or one
