@@ -139,7 +139,7 @@ TEST(LaunchCli, FilesAreWrittenOnceAndNotOverwrittenWithoutForce) {
   o.framework = "megatron-lm";
   o.targets = {"slurm", "k8s", "recipe", "megatron-lm"};
   o.image = "nvcr.io/nvidia/pytorch:26.04-py3";
-  o.out_dir = tmp.path;
+  o.out_dir = tmp.path();
   Out r = launch(o);
   ASSERT_EQ(r.rc, 0) << r.err;
   const std::string base = tmp.file("Llama-3-8B-16gpu-pretrain");
@@ -202,7 +202,7 @@ TEST(LaunchCli, RecipeFileIsCheckedThenLaunched) {
   draft.gbs = 64;
   draft.name = "from-file";
   draft.targets = {"recipe"};
-  draft.out_dir = tmp.path;
+  draft.out_dir = tmp.path();
   ASSERT_EQ(launch(draft).rc, 0);
   LaunchOptions o;
   o.source = tmp.file("from-file.recipe.yaml");
@@ -348,7 +348,7 @@ TEST(CalibrateCli, DraftFromLaunchTakesTheResultAndPassesCheck) {
   lo.gbs = 128;
   lo.name = "llama3-8b-calibrated";
   lo.targets = {"recipe"};
-  lo.out_dir = tmp.path;
+  lo.out_dir = tmp.path();
   ASSERT_EQ(launch(lo).rc, 0);
   const std::string file = tmp.file("llama3-8b-calibrated.recipe.yaml");
   const std::string draft = test::read_text(file);

@@ -1,4 +1,5 @@
-// Helpers shared by the suites in tests/: temporary folders that clean up after themselves.
+// Helpers shared by every test binary (tests/ and the module tests under src/): a temporary folder
+// that cleans up after itself.
 #pragma once
 
 #include <cstdlib>
@@ -22,6 +23,8 @@ class TempDir {
   TempDir& operator=(const TempDir&) = delete;
 
   [[nodiscard]] const std::string& path() const { return path_; }
+  // path()/name, not created.
+  [[nodiscard]] std::string file(const std::string& name) const { return (std::filesystem::path(path_) / name).string(); }
   // Writes `text` to path()/name (creating folders) and returns the full path.
   std::string write(const std::string& name, const std::string& text) const {
     const auto p = std::filesystem::path(path_) / name;

@@ -28,7 +28,7 @@ TEST(AtomicFile, WritesANewFileAndLeavesNoTemporary) {
   ASSERT_TRUE(write_file_atomic({f, "#!/bin/bash\n", true}, false));
   EXPECT_EQ(test::read_text(f), "#!/bin/bash\n");
   EXPECT_EQ(mode_of(f) & 0100, 0100);  // executable for its owner
-  EXPECT_EQ(entries(tmp.path), 1u);
+  EXPECT_EQ(entries(tmp.path()), 1u);
 }
 
 TEST(AtomicFile, RefusesAnExistingFileWithoutForce) {
@@ -40,7 +40,7 @@ TEST(AtomicFile, RefusesAnExistingFileWithoutForce) {
   EXPECT_NE(r.error().str().find(f), std::string::npos);  // the error names the file
   EXPECT_NE(r.error().fix.find("--force"), std::string::npos);
   EXPECT_EQ(test::read_text(f), "old\n");
-  EXPECT_EQ(entries(tmp.path), 1u);
+  EXPECT_EQ(entries(tmp.path()), 1u);
 }
 
 TEST(AtomicFile, ForceReplacesAndKeepsTheMode) {
@@ -51,7 +51,7 @@ TEST(AtomicFile, ForceReplacesAndKeepsTheMode) {
   ASSERT_TRUE(write_file_atomic({f, "new\n", false}, true));
   EXPECT_EQ(test::read_text(f), "new\n");
   EXPECT_EQ(mode_of(f), 0640);
-  EXPECT_EQ(entries(tmp.path), 1u);
+  EXPECT_EQ(entries(tmp.path()), 1u);
 }
 
 TEST(AtomicFile, SeveralFilesAreAllOrNothing) {

@@ -70,7 +70,7 @@ TEST(LaunchSlurm, ProbeUnderFakeSrunPrintsEachNodesRendezvousAndEnv) {
                    "while [ \"${1#--}\" != \"$1\" ]; do shift; done\n"
                    "for n in 0 1; do SLURM_NODEID=$n SLURM_PROCID=$n SLURM_NTASKS=2 \"$@\" || exit $?; done\n");
   ASSERT_EQ(test::run_shell("chmod +x '" + tmp.file("scontrol") + "' '" + tmp.file("srun") + "'").rc, 0);
-  const auto r = test::run_shell("env -i PATH='" + tmp.path +
+  const auto r = test::run_shell("env -i PATH='" + tmp.path() +
                                  "':\"$PATH\" SLURM_JOB_ID=42 SLURM_NNODES=2 SLURM_JOB_NODELIST='node-[a-b]' "
                                  "bash '" + tmp.file("job.sbatch") + "'");
   ASSERT_EQ(r.rc, 0) << r.out;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "recipebook/emit/launch.hpp"
+#include "../../../tests/test_support.hpp"  // TempDir
 
 namespace rb::test {
 
@@ -76,24 +77,6 @@ inline LaunchSpec sample_spec() {
   s.k8s.image = "nvcr.io/nvidia/nemo:26.04";
   return s;
 }
-
-// A scratch folder removed when the object goes.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char buf[] = "/tmp/rb_launch_test.XXXXXX";
-    const char* p = ::mkdtemp(buf);
-    path = p != nullptr ? p : "";
-  }
-  ~TempDir() {
-    if (!path.empty() && std::system(("rm -rf '" + path + "'").c_str()) != 0) {
-      // best effort: a leftover scratch folder under /tmp is harmless
-    }
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  [[nodiscard]] std::string file(const std::string& name) const { return path + "/" + name; }
-};
 
 inline void write_text(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
