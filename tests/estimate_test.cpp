@@ -5,13 +5,16 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <regex>
+#include <set>
 #include <sstream>
 #include <vector>
 
 #include "recipebook/cmd_estimate.hpp"
 #include "recipebook/context.hpp"
+#include "recipebook/emit/launch_test_util.hpp"
+#include "recipebook/layout_args.hpp"
 #include "cli_support.hpp"
-#include "test_support.hpp"
 
 namespace rb::cli {
 namespace {
@@ -184,6 +187,34 @@ TEST(EstimateCli, OverlapAndGraphFlagsReachTheEstimate) {
   EXPECT_EQ(tuned["time"]["parts"]["overhead_s"].get<double>(), 0.0);
   EXPECT_GT(plain["time"]["parts"]["overhead_s"].get<double>(), 0.0);
   EXPECT_GT(tuned["tokens_per_s_per_gpu"].get<double>(), plain["tokens_per_s_per_gpu"].get<double>());
+}
+
+TEST(EstimateCli, EveryFlagIsABatchKey) {
+  // `--batch` lines take "the same keys as the flags, dashes as underscores": every long flag that
+  // `estimate --help` lists (the --no- forms and --batch itself aside) is a key the reader knows. A
+  // null value is a type error for each of them, never "unknown key".
+  const test::Run help = test::run_shell(std::string(RB_BINARY) + " estimate --help");
+  ASSERT_EQ(help.rc, 0);
+  std::set<std::string> keys;
+  const std::regex flag(R"(^\s+(?:-\w, ?)?--([a-z0-9-]+))");
+  std::istringstream in(help.out);
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (!std::regex_search(line, m, flag)) continue;
+    std::string name = m[1];
+    if (name == "batch" || name == "help" || name.rfind("no-", 0) == 0) continue;
+    for (char& c : name) c = c == '-' ? '_' : c;
+    keys.insert(name);
+  }
+  ASSERT_GT(keys.size(), 30u) << help.out;
+  for (const std::string& key : keys) {
+    const auto r = layout_args_from_json(Json{{key, nullptr}}, LayoutArgs{});
+    ASSERT_FALSE(r.has_value()) << key;
+    EXPECT_EQ(r.error().message.find("unknown key"), std::string::npos) << key << ": " << r.error().message;
+  }
+  const auto unknown = layout_args_from_json(Json{{"tensor_parallel", 2}}, LayoutArgs{});
+  ASSERT_FALSE(unknown.has_value());
+  EXPECT_NE(unknown.error().message.find("unknown key"), std::string::npos);
 }
 
 }  // namespace
