@@ -49,7 +49,7 @@ double mape(const std::vector<CalibrationPoint>& pts, const std::vector<size_t>&
 }
 
 double objective(const std::vector<CalibrationPoint>& pts, const FitGroup& g, const Params& p, const Params& center,
-                 double prior_weight, const CalibrationOptions& opt) {
+                 double prior_points, const CalibrationOptions& opt) {
   const Efficiency eff = with(g.start, p, opt);
   double s = 0;
   int n = 0;
@@ -65,7 +65,7 @@ double objective(const std::vector<CalibrationPoint>& pts, const FitGroup& g, co
   if (n == 0) return 0.0;
   const double pg = std::log(p.gemm / center.gemm);
   const double pc = std::log(p.comm / center.comm);
-  return s / n + prior_weight * (pg * pg + pc * pc);
+  return (s + prior_points * (pg * pg + pc * pc)) / n;
 }
 
 // Golden-section search of f over [lo, hi] (in log space of one parameter).
@@ -94,18 +94,18 @@ double golden(F f, double lo, double hi) {
 }
 
 Params fit_group(const std::vector<CalibrationPoint>& points, const FitGroup& g, const Params& center,
-                 double prior_weight, const CalibrationOptions& opt) {
+                 double prior_points, const CalibrationOptions& opt) {
   Params best = center;
   const double cmin = opt.comm_min / std::max(1e-9, std::max(g.start.nvlink, g.start.scaleout));
   const double cmax = opt.comm_max / std::max(1e-9, std::min(g.start.nvlink, g.start.scaleout));
   const bool fit_comm = g.idx.size() >= 2 && cmax > cmin;
   for (int sweep = 0; sweep < opt.sweeps; ++sweep) {
     best.gemm = std::exp(golden(
-        [&](double u) { return objective(points, g, Params{std::exp(u), best.comm}, center, prior_weight, opt); },
+        [&](double u) { return objective(points, g, Params{std::exp(u), best.comm}, center, prior_points, opt); },
         std::log(opt.gemm_min), std::log(opt.gemm_max)));
     if (!fit_comm) break;
     best.comm = std::exp(golden(
-        [&](double v) { return objective(points, g, Params{best.gemm, std::exp(v)}, center, prior_weight, opt); },
+        [&](double v) { return objective(points, g, Params{best.gemm, std::exp(v)}, center, prior_points, opt); },
         std::log(std::max(1e-6, cmin)), std::log(std::max(cmin, cmax))));
   }
   return best;
@@ -134,12 +134,12 @@ CalibrationResult calibrate(const std::vector<CalibrationPoint>& points, const C
   }
   std::map<std::string, Params> gpu_fit;
   for (const auto& [gpu, g] : per_gpu) {
-    gpu_fit[gpu] = fit_group(points, g, Params{g.start.gemm, 1.0}, opt.prior_weight, opt);
+    gpu_fit[gpu] = fit_group(points, g, Params{g.start.gemm, 1.0}, opt.prior_points, opt);
   }
   double before_sum = 0, after_sum = 0;
   int total = 0;
   for (auto& [key, g] : groups) {
-    const Params best = fit_group(points, g, gpu_fit[key.first], opt.group_prior_weight, opt);
+    const Params best = fit_group(points, g, gpu_fit[key.first], opt.group_prior_points, opt);
     FittedEfficiency fit;
     fit.gpu = key.first;
     fit.precision = static_cast<Precision>(key.second);

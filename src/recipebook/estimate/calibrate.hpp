@@ -1,13 +1,14 @@
 // Calibration: fit a few efficiency parameters per GPU and precision to measured throughput.
 //
 // Two parameters per (GPU, precision): `gemm` (Efficiency::gemm) and a communication factor that
-// scales Efficiency::nvlink and Efficiency::scaleout together (their ratio stays at the default).
-// Everything else (attention, hbm, overlap) keeps its default. The fit has two levels: one pair per
-// GPU over all its precisions, then one pair per (GPU, precision) shrunk towards its GPU's pair. The objective is a robust (soft-L1) mean of the
-// squared log error of tokens/s/GPU plus a weak pull towards the defaults (so that a group with two points does
-// not run to a bound), minimized by deterministic bounded coordinate descent with golden-section
-// line searches. Few parameters on purpose: the error that counts is on models the fit never saw
-// (bench/accuracy.cpp fits leave-one-family-out).
+// scales Efficiency::nvlink and Efficiency::scaleout together (their ratio stays at the default until
+// one reaches a bound). Everything else (attention, hbm, overlap) keeps its default. The fit has two
+// levels: one pair per GPU over all its precisions, pulled towards the defaults, then one pair per
+// (GPU, precision) pulled towards its GPU's pair. The loss is robust (soft-L1) on the log error of
+// tokens/s/GPU, summed over the points, plus each prior's penalty weighted as a number of points;
+// minimized by deterministic bounded coordinate descent with golden-section line searches. Few
+// parameters on purpose: the error that counts is on models the fit never saw (bench/accuracy.cpp
+// fits leave-one-family-out).
 #pragma once
 
 #include <string>
@@ -33,8 +34,12 @@ struct CalibrationOptions {
   // Bounds on the resulting nvlink / scaleout efficiency, each clamped on its own: the common factor
   // ranges far enough for either one to reach either bound.
   double comm_min = 0.05, comm_max = 1.0;
-  double prior_weight = 0.02;  // weight of (log(x / default))^2 per parameter, per point
-  double group_prior_weight = 0.05;  // pull of each (GPU, precision) towards its GPU's pooled fit
+  // The priors, in measurements' worth: a penalty (log(x / centre))^2 per parameter counts as much as
+  // that many points' loss. Each GPU's pair is pulled towards the defaults; each (GPU, precision) pair
+  // towards its GPU's pair, so a precision with one or two points stays near its GPU's fit and one
+  // with forty is free of it.
+  double prior_points = 1.0;
+  double group_prior_points = 5.0;
   double robust_scale = 0.15;  // log-error scale of the soft-L1 loss (about 15%)
   int sweeps = 12;
 };

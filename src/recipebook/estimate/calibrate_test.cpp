@@ -71,8 +71,8 @@ TEST(Calibrate, RecoversKnownEfficiencies) {
   truth.efficiency[0].scaleout = 0.5 * 0.6 / 0.7;  // same ratio as the defaults
   const Synthetic s = synthetic(truth, test::h100());
   CalibrationOptions opt;
-  opt.prior_weight = 0;
-  opt.group_prior_weight = 0;
+  opt.prior_points = 0;
+  opt.group_prior_points = 0;
   const CalibrationResult r = calibrate(s.points, opt);
   ASSERT_EQ(r.fits.size(), 1u);
   EXPECT_EQ(r.points, 6);
@@ -91,14 +91,37 @@ TEST(Calibrate, EachLinkCanReachItsBound) {
   truth.efficiency[0].scaleout = 1.0;
   const Synthetic s = synthetic(truth, test::h100());
   CalibrationOptions opt;
-  opt.prior_weight = 0;
-  opt.group_prior_weight = 0;
+  opt.prior_points = 0;
+  opt.group_prior_points = 0;
   const CalibrationResult r = calibrate(s.points, opt);
   ASSERT_EQ(r.fits.size(), 1u);
   EXPECT_EQ(r.fits[0].efficiency.nvlink, 1.0);
   EXPECT_GT(r.fits[0].efficiency.scaleout, 0.95);
   EXPECT_LE(r.fits[0].efficiency.scaleout, 1.0);
   EXPECT_LT(r.mape_after, 0.01);
+}
+
+// A precision measured once borrows its GPU's fit: the prior on the (GPU, precision) pair weighs as
+// much as five points, so one point 60% faster than the GPU's others moves it only a little.
+TEST(Calibrate, AOnePointPrecisionStaysNearItsGpu) {
+  Hardware truth = test::h100();
+  truth.efficiency[0].gemm = 0.5;
+  const size_t fp8 = static_cast<size_t>(Precision::kFp8Cs);
+  truth.efficiency[fp8] = truth.efficiency[0];
+  truth.efficiency[fp8].gemm = 0.8;
+  Synthetic s = synthetic(truth, test::h100());
+  CalibrationPoint one = s.points[0];
+  one.layout.precision = Precision::kFp8Cs;
+  const Estimate e = estimate(*one.model, truth, one.work, one.cluster, one.layout);
+  ASSERT_TRUE(e.valid);
+  one.measured_tokens_per_s_per_gpu = e.tokens_per_s_per_gpu;
+  s.points.push_back(one);
+  const CalibrationResult r = calibrate(s.points);
+  ASSERT_EQ(r.fits.size(), 2u);
+  for (const FittedEfficiency& f : r.fits) {
+    if (f.precision == Precision::kBf16) EXPECT_NEAR(f.efficiency.gemm, 0.5, 0.05);
+    if (f.precision == Precision::kFp8Cs) EXPECT_LT(f.efficiency.gemm, 0.6) << "one point set its group";
+  }
 }
 
 TEST(Calibrate, IsDeterministic) {
