@@ -160,11 +160,13 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
     t.gemm = passes * (gemm_fwd + expert_fwd + head_fwd);
     t.attn = kAttnPasses * attn_fwd;
 
+    // Memory-bound traffic: the elementwise kernels' (kMemTraffic*), and in each pass half the FP8
+    // casts (inputs forward, gradients backward) and the permute + unpermute of routed tokens.
     const double act = tokens * sum_act(s, l);
-    double mem_bytes = (kMemTrafficFwd + kMemTrafficBwd) * act + (fp8 ? kFp8CastTraffic * act : 0.0);
-    mem_bytes += s.moe_layers * tok_tp * pm.top_k * h * 2.0 * 4.0;  // permute + unpermute, fwd + bwd
-    t.mem = mem_bytes / hbm;
-    const double mem_fwd = kMemTrafficFwd * act / hbm;  // what a recomputed forward moves again
+    const double mem_each_pass =
+        (fp8 ? 0.5 * kFp8CastTraffic * act : 0.0) + s.moe_layers * tok_tp * pm.top_k * h * 2.0 * 2.0;
+    const double mem_fwd = (kMemTrafficFwd * act + mem_each_pass) / hbm;  // what a recomputed forward moves again
+    t.mem = mem_fwd + (kMemTrafficBwd * act + mem_each_pass) / hbm;
 
     // Recompute: full redoes the forward (and its TP/EP communication) of the recomputed layers.
     const double tp_per_pass = s.sub_blocks * 2.0 * rs;
