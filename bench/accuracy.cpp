@@ -21,6 +21,7 @@
 #include "recipebook/catalog/measured_points.hpp"
 #include "recipebook/estimate/calibrate.hpp"
 #include "recipebook/estimate/estimate.hpp"
+#include "stale_catalog.hpp"
 
 namespace {
 
@@ -142,6 +143,7 @@ std::vector<Row> newest_per_configuration(const std::vector<Row>& rows) {
 
 int main(int argc, char** argv) {
   const bool verbose = argc > 1 && std::strcmp(argv[1], "--verbose") == 0;
+  rb::bench::warn_if_stale_catalog();
   auto cat = Catalog::load();
   if (!cat) {
     std::fprintf(stderr, "catalog: %s\n", cat.error().str().c_str());

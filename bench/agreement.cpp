@@ -29,6 +29,7 @@
 #include "recipebook/search/planner.hpp"
 #include "recipebook/search/recommend.hpp"
 #include "recipebook/search/resize.hpp"
+#include "stale_catalog.hpp"
 
 namespace {
 
@@ -171,6 +172,7 @@ Options parse(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   const Options opt = parse(argc, argv);
+  rb::bench::warn_if_stale_catalog();
   auto catalog = Catalog::load();
   if (!catalog) {
     std::cerr << catalog.error().str() << "\n";

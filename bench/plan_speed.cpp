@@ -18,6 +18,7 @@
 #include "recipebook/rules/prepared.hpp"
 #include "recipebook/search/brute_force.hpp"
 #include "recipebook/search/planner.hpp"
+#include "stale_catalog.hpp"
 
 namespace {
 
@@ -25,6 +26,7 @@ using namespace rb;
 
 const Catalog& catalog() {
   static const Catalog cat = [] {
+    rb::bench::warn_if_stale_catalog();
     auto c = Catalog::load();
     if (!c) {
       std::cerr << "catalog: " << c.error().str() << "\n";
