@@ -24,7 +24,9 @@ class TempDir {
 
   [[nodiscard]] const std::string& path() const { return path_; }
   // path()/name, not created.
-  [[nodiscard]] std::string file(const std::string& name) const { return (std::filesystem::path(path_) / name).string(); }
+  [[nodiscard]] std::string file(const std::string& name) const {
+    return (std::filesystem::path(path_) / name).string();
+  }
   // Writes `text` to path()/name (creating folders) and returns the full path.
   std::string write(const std::string& name, const std::string& text) const {
     const auto p = std::filesystem::path(path_) / name;
