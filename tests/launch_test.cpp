@@ -241,6 +241,26 @@ TEST(LaunchCli, PlanEntryIsLaunched) {
   EXPECT_EQ(launch(o).rc, kExitUsage);
 }
 
+TEST(LaunchCli, PlanEntryReadsEveryLayoutFlagAndRefusesAMistypedOne) {
+  // A plan entry's layout is read by the same reader as `estimate --batch` lines: a switch the
+  // planner does not write (TP overlap) still reaches the command, and a flag of the wrong type is
+  // an error naming it, not a silently dropped value.
+  test::TempDir tmp;
+  test::write_text(tmp.file("plan.json"), R"({"model": "Llama-3-8B", "gpu": "h100", "gpus": 8, "seq": 8192,
+    "gbs": 64, "layout": {"tp": 2, "dp": 4, "mbs": 1, "tp_comm_overlap": true}})");
+  LaunchOptions o;
+  o.source = tmp.file("plan.json");
+  o.targets = {"megatron-lm"};
+  const Out r = launch(o);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("--tp-comm-overlap"), std::string::npos) << r.out;
+  test::write_text(tmp.file("plan.json"), R"({"model": "Llama-3-8B", "gpu": "h100", "gpus": 8, "seq": 8192,
+    "gbs": 64, "layout": {"tp": "2", "dp": 4}})");
+  const Out bad = launch(o);
+  EXPECT_EQ(bad.rc, kExitUsage);
+  EXPECT_NE(bad.err.find("\"tp\" must be an integer"), std::string::npos) << bad.err;
+}
+
 TEST(LaunchCli, AnotherPipelineNeedsItsOwnSplit) {
   // The DeepSeek-V3 recipe sets its pipeline layout in code for its own PP; at PP 4 the 61 layers
   // need a first/last split, which the rule names and the command then carries.

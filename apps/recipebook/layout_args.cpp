@@ -4,7 +4,6 @@
 
 #include <array>
 #include <limits>
-#include <map>
 
 #include "recipebook/core/strings.hpp"
 
@@ -101,34 +100,17 @@ Result<Setup> resolve_setup(const LayoutArgs& a, const Catalog& catalog, bool js
 Result<LayoutArgs> layout_args_from_json(const nlohmann::json& j, const LayoutArgs& defaults) {
   if (!j.is_object()) return fail("each line must be a JSON object with the same keys as the flags");
   LayoutArgs a = defaults;
-  LayoutFlags& f = a.layout;
-  static const std::map<std::string, std::optional<int> LayoutFlags::*> kInts{
-      {"mbs", &LayoutFlags::mbs}, {"tp", &LayoutFlags::tp}, {"pp", &LayoutFlags::pp}, {"vp", &LayoutFlags::vp},
-      {"cp", &LayoutFlags::cp}, {"ep", &LayoutFlags::ep}, {"etp", &LayoutFlags::etp},
-      {"first_stage_layers", &LayoutFlags::first_stage_layers}, {"last_stage_layers", &LayoutFlags::last_stage_layers},
-      {"recompute_layers", &LayoutFlags::recompute_layers}, {"cpu_offload_layers", &LayoutFlags::cpu_offload_layers}};
-  static const std::map<std::string, std::optional<bool> LayoutFlags::*> kBools{
-      {"fsdp", &LayoutFlags::fsdp}, {"sp", &LayoutFlags::sp},
-      {"distributed_optimizer", &LayoutFlags::distributed_optimizer},
-      {"precision_aware_optimizer", &LayoutFlags::precision_aware_optimizer},
-      {"grad_reduce_in_fp32", &LayoutFlags::grad_reduce_in_fp32},
-      {"account_for_embedding", &LayoutFlags::account_for_embedding},
-      {"account_for_loss", &LayoutFlags::account_for_loss},
-      {"ep_a2a_overlap", &LayoutFlags::ep_a2a_overlap}, {"tp_comm_overlap", &LayoutFlags::tp_comm_overlap}};
-  static const std::map<std::string, std::string LayoutFlags::*> kStrings{
-      {"precision", &LayoutFlags::precision}, {"recompute", &LayoutFlags::recompute},
-      {"recompute_modules", &LayoutFlags::recompute_modules}, {"recompute_method", &LayoutFlags::recompute_method},
-      {"dispatcher", &LayoutFlags::dispatcher}, {"cuda_graph", &LayoutFlags::cuda_graph},
-      {"cuda_graph_scope", &LayoutFlags::cuda_graph_scope}};
-  // Every key, for the "did you mean" hint: the setup's and the three layout tables'.
+  // Every key, for the "did you mean" hint: the setup's and the layout flags'.
   static const std::vector<std::string> kKeys = [] {
     std::vector<std::string> k{"model", "gpu", "gpus", "gpus_per_node", "mode", "seq", "gbs", "tokens", "lora_rank"};
-    for (const auto& e : kInts) k.push_back(e.first);
-    for (const auto& e : kBools) k.push_back(e.first);
-    for (const auto& e : kStrings) k.push_back(e.first);
+    const auto& flags = layout_flag_keys();
+    k.insert(k.end(), flags.begin(), flags.end());
     return k;
   }();
   for (const auto& [key, v] : j.items()) {
+    auto flag = read_layout_flag(key, v, a.layout);  // a layout key: read (or its type error)
+    if (!flag) return tl::unexpected(flag.error());
+    if (*flag) continue;
     auto type_error = [&, k = key](const char* want) {
       return Error("\"" + k + "\" must be " + want + ", found " + std::string(v.type_name()));
     };
@@ -141,27 +123,13 @@ Result<LayoutArgs> layout_args_from_json(const nlohmann::json& j, const LayoutAr
       out = static_cast<T>(wide);
       return std::nullopt;
     };
-    auto get_opt_int = [&](std::optional<int>& out) -> std::optional<Error> {
-      int x = 0;
-      if (auto e = get_int(x)) return e;
-      out = x;
-      return std::nullopt;
-    };
     auto get_str = [&](std::string& out) -> std::optional<Error> {
       if (!v.is_string()) return type_error("a string");
       out = v.get<std::string>();
       return std::nullopt;
     };
-    auto get_bool = [&](std::optional<bool>& out) -> std::optional<Error> {
-      if (!v.is_boolean()) return type_error("true or false");
-      out = v.get<bool>();
-      return std::nullopt;
-    };
     std::optional<Error> err;
-    if (auto i = kInts.find(key); i != kInts.end()) err = get_opt_int(f.*(i->second));
-    else if (auto b = kBools.find(key); b != kBools.end()) err = get_bool(f.*(b->second));
-    else if (auto t = kStrings.find(key); t != kStrings.end()) err = get_str(f.*(t->second));
-    else if (key == "model") err = get_str(a.model);
+    if (key == "model") err = get_str(a.model);
     else if (key == "gpu") err = get_str(a.gpu);
     else if (key == "mode") err = get_str(a.mode);
     else if (key == "gpus") err = get_int(a.gpus);

@@ -58,22 +58,11 @@ Result<void> read_plan_entry(const std::string& path, int pick, LaunchSpec& spec
     if (auto* v = field("seq"); v && v->is_number_integer()) spec.seq = v->get<int64_t>();
     if (auto* v = field("gbs"); v && v->is_number_integer()) spec.gbs = v->get<int64_t>();
     const Json& lj = e.contains("layout") && e["layout"].is_object() ? e["layout"] : e;
+    // Every layout flag the entry carries (layout_json writes a subset; "dp" and the figures are not
+    // flags); a flag of the wrong type is an error, not skipped.
     LayoutFlags f;
-    auto num = [&](const char* k, std::optional<int>& out) {
-      if (lj.contains(k) && lj[k].is_number_integer()) out = lj[k].get<int>();
-    };
-    num("tp", f.tp); num("pp", f.pp); num("vp", f.vp); num("cp", f.cp); num("ep", f.ep); num("etp", f.etp);
-    num("mbs", f.mbs); num("recompute_layers", f.recompute_layers);
-    num("first_stage_layers", f.first_stage_layers); num("last_stage_layers", f.last_stage_layers);
-    auto flag = [&](const char* k, std::optional<bool>& out) {
-      if (lj.contains(k) && lj[k].is_boolean()) out = lj[k].get<bool>();
-    };
-    flag("sp", f.sp); flag("fsdp", f.fsdp);
-    auto str = [&](const char* k, std::string& out) {
-      if (lj.contains(k) && lj[k].is_string()) out = lj[k].get<std::string>();
-    };
-    str("precision", f.precision); str("recompute", f.recompute); str("recompute_modules", f.recompute_modules);
-    str("dispatcher", f.dispatcher); str("cuda_graph", f.cuda_graph);
+    for (const auto& [key, v] : lj.items())
+      if (auto read = read_layout_flag(key, v, f); !read) return fail(read.error().message, {path});
     spec.precision_given = !f.precision.empty();
     if (auto ok = apply_layout_flags(f, spec.layout, true); !ok) return fail(ok.error().message, {path});
   } catch (const Json::exception& ex) {

@@ -1,8 +1,89 @@
 #include "recipebook/emit/layout_flags.hpp"
 
+#include <limits>
+#include <map>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 namespace rb {
+
+namespace {
+
+// The flags by JSON key and type.
+const std::map<std::string, std::optional<int> LayoutFlags::*> kIntFlags{
+    {"tp", &LayoutFlags::tp}, {"pp", &LayoutFlags::pp}, {"vp", &LayoutFlags::vp}, {"cp", &LayoutFlags::cp},
+    {"ep", &LayoutFlags::ep}, {"etp", &LayoutFlags::etp}, {"mbs", &LayoutFlags::mbs},
+    {"first_stage_layers", &LayoutFlags::first_stage_layers}, {"last_stage_layers", &LayoutFlags::last_stage_layers},
+    {"recompute_layers", &LayoutFlags::recompute_layers}, {"cpu_offload_layers", &LayoutFlags::cpu_offload_layers}};
+const std::map<std::string, std::optional<bool> LayoutFlags::*> kBoolFlags{
+    {"sp", &LayoutFlags::sp}, {"fsdp", &LayoutFlags::fsdp},
+    {"distributed_optimizer", &LayoutFlags::distributed_optimizer},
+    {"precision_aware_optimizer", &LayoutFlags::precision_aware_optimizer},
+    {"grad_reduce_in_fp32", &LayoutFlags::grad_reduce_in_fp32},
+    {"account_for_embedding", &LayoutFlags::account_for_embedding},
+    {"account_for_loss", &LayoutFlags::account_for_loss},
+    {"ep_a2a_overlap", &LayoutFlags::ep_a2a_overlap}, {"tp_comm_overlap", &LayoutFlags::tp_comm_overlap}};
+const std::map<std::string, std::string LayoutFlags::*> kStringFlags{
+    {"precision", &LayoutFlags::precision}, {"recompute", &LayoutFlags::recompute},
+    {"recompute_modules", &LayoutFlags::recompute_modules}, {"recompute_method", &LayoutFlags::recompute_method},
+    {"dispatcher", &LayoutFlags::dispatcher}, {"cuda_graph", &LayoutFlags::cuda_graph},
+    {"cuda_graph_scope", &LayoutFlags::cuda_graph_scope}};
+
+// Parses `text` with `parse` into `out`, or fails naming the flag, the value (`bad_part`, when the
+// parser names the one item of a list it refused) and the choices.
+template <typename T, typename Parse>
+Result<void> parse_into(const std::string& text, Parse parse, T& out, const char* flag, const char* what,
+                        const std::string& choices, const std::string* bad_part = nullptr) {
+  auto v = parse(text);
+  if (!v) {
+    const std::string& shown = bad_part != nullptr ? *bad_part : text;
+    return fail("unknown " + std::string(what) + " '" + shown + "'", {flag}, "use " + choices);
+  }
+  out = *v;
+  return {};
+}
+
+std::optional<RecomputeMethod> parse_recompute_method(std::string_view s) {
+  if (s == "uniform") return RecomputeMethod::kUniform;
+  if (s == "block") return RecomputeMethod::kBlock;
+  return std::nullopt;
+}
+
+}  // namespace
+
+const std::vector<std::string>& layout_flag_keys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k;
+    for (const auto& e : kIntFlags) k.push_back(e.first);
+    for (const auto& e : kBoolFlags) k.push_back(e.first);
+    for (const auto& e : kStringFlags) k.push_back(e.first);
+    return k;
+  }();
+  return keys;
+}
+
+Result<bool> read_layout_flag(const std::string& key, const nlohmann::json& value, LayoutFlags& f) {
+  auto type_error = [&](const char* want) {
+    return fail("\"" + key + "\" must be " + want + ", found " + std::string(value.type_name()));
+  };
+  if (auto i = kIntFlags.find(key); i != kIntFlags.end()) {
+    if (!value.is_number_integer()) return type_error("an integer");
+    const auto wide = value.get<int64_t>();
+    if (wide < std::numeric_limits<int>::min() || wide > std::numeric_limits<int>::max())
+      return fail("\"" + key + "\" is out of range: " + std::to_string(wide));
+    f.*(i->second) = static_cast<int>(wide);
+  } else if (auto b = kBoolFlags.find(key); b != kBoolFlags.end()) {
+    if (!value.is_boolean()) return type_error("true or false");
+    f.*(b->second) = value.get<bool>();
+  } else if (auto t = kStringFlags.find(key); t != kStringFlags.end()) {
+    if (!value.is_string()) return type_error("a string");
+    f.*(t->second) = value.get<std::string>();
+  } else {
+    return false;
+  }
+  return true;
+}
 
 bool LayoutFlags::any() const {
   return tp || pp || vp || cp || ep || etp || mbs || first_stage_layers || last_stage_layers || sp || fsdp ||
@@ -42,48 +123,48 @@ Result<void> apply_layout_flags(const LayoutFlags& f, Layout& l, bool from_flags
   if (f.ep_a2a_overlap) l.ep_a2a_overlap = *f.ep_a2a_overlap;
   if (f.tp_comm_overlap) l.tp_comm_overlap = *f.tp_comm_overlap;
   if (f.cpu_offload_layers) l.cpu_offload_layers = *f.cpu_offload_layers;
-  if (!f.precision.empty()) {
-    auto p = parse_precision(f.precision);
-    if (!p) return fail("unknown precision '" + f.precision + "'", {"--precision"}, "use bf16, fp8_cs, fp8_ds, fp8_blockwise, mxfp8 or nvfp4");
-    l.precision = *p;
-  }
-  if (!f.recompute.empty()) {
-    auto r = parse_recompute(f.recompute);
-    if (!r) return fail("unknown recompute '" + f.recompute + "'", {"--recompute"}, "use none, selective or full");
-    l.recompute = *r;
-  }
-  std::string bad;
+  // The named values: each parsed, or the first unknown one is the error.
+  std::string bad;  // the list item a list parser refused
+  auto modules = [&](const std::string& t) { return parse_recompute_modules(t, &bad); };
+  auto scopes = [&](const std::string& t) { return parse_cuda_graph_scopes(t, &bad); };
+  if (!f.precision.empty())
+    if (auto ok = parse_into(f.precision, parse_precision, l.precision, "--precision", "precision",
+                             "bf16, fp8_cs, fp8_ds, fp8_blockwise, mxfp8 or nvfp4");
+        !ok)
+      return ok;
+  if (!f.recompute.empty())
+    if (auto ok = parse_into(f.recompute, parse_recompute, l.recompute, "--recompute", "recompute",
+                             "none, selective or full");
+        !ok)
+      return ok;
   if (!f.recompute_modules.empty()) {
-    auto mask = parse_recompute_modules(f.recompute_modules, &bad);
-    if (!mask)
-      return fail("unknown recompute module '" + bad + "'", {"--recompute-modules"}, "use " + recompute_module_choices());
-    l.recompute_modules = *mask;
+    if (auto ok = parse_into(f.recompute_modules, modules, l.recompute_modules, "--recompute-modules",
+                             "recompute module", recompute_module_choices(), &bad);
+        !ok)
+      return ok;
     if (f.recompute.empty()) l.recompute = Recompute::kSelective;
   }
-  if (!f.recompute_method.empty()) {
-    if (f.recompute_method == "uniform") l.recompute_method = RecomputeMethod::kUniform;
-    else if (f.recompute_method == "block") l.recompute_method = RecomputeMethod::kBlock;
-    else return fail("unknown recompute method '" + f.recompute_method + "'", {"--recompute-method"}, "use uniform or block");
-  }
+  if (!f.recompute_method.empty())
+    if (auto ok = parse_into(f.recompute_method, parse_recompute_method, l.recompute_method, "--recompute-method",
+                             "recompute method", "uniform or block");
+        !ok)
+      return ok;
   if (f.recompute_layers) l.recompute_layers = *f.recompute_layers;
-  if (!f.dispatcher.empty()) {
-    auto d = parse_dispatcher(f.dispatcher);
-    if (!d) return fail("unknown dispatcher '" + f.dispatcher + "'", {"--dispatcher"}, "use alltoall, allgather, deepep or hybridep");
-    l.dispatcher = *d;
-  }
+  if (!f.dispatcher.empty())
+    if (auto ok = parse_into(f.dispatcher, parse_dispatcher, l.dispatcher, "--dispatcher", "dispatcher",
+                             "alltoall, allgather, deepep or hybridep");
+        !ok)
+      return ok;
   if (!f.cuda_graph.empty()) {
-    auto g = parse_cuda_graph(f.cuda_graph);
-    if (!g) return fail("unknown CUDA-graph implementation '" + f.cuda_graph + "'", {"--cuda-graph"},
-                        "use none, transformer_engine, local or full_iteration");
-    l.cuda_graph = *g;
-    if (*g == CudaGraph::kNone) l.cuda_graph_scope = 0;
+    if (auto ok = parse_into(f.cuda_graph, parse_cuda_graph, l.cuda_graph, "--cuda-graph", "CUDA-graph implementation",
+                             "none, transformer_engine, local or full_iteration");
+        !ok)
+      return ok;
+    if (l.cuda_graph == CudaGraph::kNone) l.cuda_graph_scope = 0;
   }
-  if (!f.cuda_graph_scope.empty()) {
-    auto mask = parse_cuda_graph_scopes(f.cuda_graph_scope, &bad);
-    if (!mask)
-      return fail("unknown CUDA-graph scope '" + bad + "'", {"--cuda-graph-scope"}, "use " + cuda_graph_scope_choices());
-    l.cuda_graph_scope = *mask;
-  }
+  if (!f.cuda_graph_scope.empty())
+    return parse_into(f.cuda_graph_scope, scopes, l.cuda_graph_scope, "--cuda-graph-scope", "CUDA-graph scope",
+                      cuda_graph_scope_choices(), &bad);
   return {};
 }
 

@@ -5,6 +5,10 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 #include "recipebook/core/layout.hpp"
 #include "recipebook/core/result.hpp"
@@ -29,6 +33,14 @@ struct LayoutFlags {
 
   [[nodiscard]] bool any() const;
 };
+
+// The JSON keys of the layout flags: each flag's name with underscores (`--first-stage-layers` is
+// "first_stage_layers"), as `estimate --batch` lines and `plan --json` layouts spell them.
+const std::vector<std::string>& layout_flag_keys();
+
+// Reads `value` into the flag that `key` names: false when `key` is not a layout flag; an Error
+// naming the key when the value has the wrong JSON type or does not fit an int.
+Result<bool> read_layout_flag(const std::string& key, const nlohmann::json& value, LayoutFlags& f);
 
 // Applies the flags that are set over `l`. `from_flags_only`: SP defaults to TP > 1 (seed 004);
 // over a recipe, SP stays the recipe's unless TP moves away from 1 (or to 1).
