@@ -30,10 +30,7 @@ Json time_json(const TimeBreakdown& b) {
 Json candidate_json(const PlanView& v, const Candidate& c, bool with_time) {
   Json j;
   j["gpus"] = c.gpus;
-  Json l = layout_json(c.layout);
-  l["first_stage_layers"] = c.layout.first_stage_layers;
-  l["last_stage_layers"] = c.layout.last_stage_layers;
-  j["layout"] = l;
+  j["layout"] = layout_json(c.layout);
   const auto& opts = v.result.recompute_options;
   const size_t ri = static_cast<size_t>(c.recompute_option);
   j["recompute"] = ri < opts.size() ? recompute_option_name(opts[ri]) : "";

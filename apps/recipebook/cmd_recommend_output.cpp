@@ -237,15 +237,10 @@ Json recommendation_json(const Recommendation& r) {
   lay["gpus_per_node"] = r.gpus_per_node;
   lay["seq"] = r.resized.workload.seq;
   lay["gbs"] = r.resized.workload.gbs;
-  lay["first_stage_layers"] = r.resized.layout.first_stage_layers;
-  lay["last_stage_layers"] = r.resized.layout.last_stage_layers;
   lay["summary"] = layout_summary(r.resized.layout);
   const Layout& m = r.resized.modelled;
   if (r.sized && (m.vp != r.resized.layout.vp || m.first_stage_layers != r.resized.layout.first_stage_layers)) {
-    Json mj = layout_json(m);
-    mj["first_stage_layers"] = m.first_stage_layers;
-    mj["last_stage_layers"] = m.last_stage_layers;
-    lay["modelled"] = mj;
+    lay["modelled"] = layout_json(m);
   } else {
     lay["modelled"] = nullptr;
   }

@@ -13,10 +13,8 @@ Json layout_json(const Layout& l) {
   j["ep"] = l.ep;
   j["etp"] = l.etp;
   j["dp"] = l.dp;
-  if (l.first_stage_layers > 0 || l.last_stage_layers > 0) {  // an uneven pipeline split
-    j["first_stage_layers"] = l.first_stage_layers;
-    j["last_stage_layers"] = l.last_stage_layers;
-  }
+  j["first_stage_layers"] = l.first_stage_layers;  // 0 and 0: an even pipeline split
+  j["last_stage_layers"] = l.last_stage_layers;
   j["mbs"] = l.mbs;
   j["sp"] = l.sp;
   j["fsdp"] = l.fsdp;
