@@ -1,6 +1,7 @@
 #include "recipebook/search/space.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include "recipebook/core/strings.hpp"
 #include "recipebook/rules/valid_degrees.hpp"
@@ -156,13 +157,21 @@ std::vector<int> Space::etp(int tp) const {
   return divisors(tp);
 }
 
+namespace {
+// The dispatchers searched with EP > 1. One flex backend: the estimator prices DeepEP and HybridEP
+// alike (FP8 dispatch), so offering both only listed every flex layout twice. HybridEP runs on every
+// NVIDIA GPU the rules allow (DeepEP not on GB200/GB300); `--dispatcher deepep` still fixes DeepEP.
+constexpr std::array kExpertDispatchers{Dispatcher::kAlltoall, Dispatcher::kFlexHybridep};
+}  // namespace
+
 std::vector<Dispatcher> Space::dispatchers(int ep) const {
   if (fixed_.dispatcher) return {*fixed_.dispatcher};
-  // One flex backend: the estimator prices DeepEP and HybridEP alike (FP8 dispatch), so offering
-  // both only listed every flex layout twice. HybridEP runs on every NVIDIA GPU the rules allow
-  // (DeepEP not on GB200/GB300); `--dispatcher deepep` still fixes DeepEP.
-  if (ep > 1) return {Dispatcher::kAlltoall, Dispatcher::kFlexHybridep};
+  if (ep > 1) return {kExpertDispatchers.begin(), kExpertDispatchers.end()};
   return {Dispatcher::kAlltoall};
+}
+
+uint64_t Space::dispatcher_count(int ep) const {
+  return fixed_.dispatcher || ep <= 1 ? 1 : kExpertDispatchers.size();
 }
 
 uint64_t Space::below_pipeline(int tp) const {

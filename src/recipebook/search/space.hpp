@@ -86,7 +86,6 @@ struct PlanRequest {
   StopAt stop_at = StopAt::kNever;
 };
 
-
 // GPU counts for a range lo..hi: every power of two in it, plus whole nodes: every multiple of the
 // node size when that gives at most 32 counts, else node counts of the form 2^a and 3 x 2^a.
 std::vector<int> gpu_counts_in_range(int lo, int hi, int gpus_per_node);
@@ -113,7 +112,7 @@ class Space {
   [[nodiscard]] uint64_t below_fsdp() const { return mbs_.size(); }
   [[nodiscard]] uint64_t below_recompute() const { return fsdp_.size() * below_fsdp(); }
   [[nodiscard]] uint64_t below_dispatcher() const { return recompute_.size() * below_recompute(); }
-  [[nodiscard]] uint64_t dispatcher_count(int ep) const { return fixed_.dispatcher || ep <= 1 ? 1 : 2; }
+  [[nodiscard]] uint64_t dispatcher_count(int ep) const;  // dispatchers(ep).size(), without the vector
   [[nodiscard]] uint64_t below_etp(int ep) const { return dispatcher_count(ep) * below_dispatcher(); }
   [[nodiscard]] uint64_t below_ep(int tp, int ep) const { return etp(tp).size() * below_etp(ep); }
   [[nodiscard]] uint64_t below_pipeline(int tp) const;
