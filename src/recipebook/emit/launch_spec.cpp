@@ -277,8 +277,7 @@ std::vector<Finding> check_launch_rules(const LaunchSpec& spec, const Catalog& c
   }
   if (spec.layout.cuda_graph == CudaGraph::kFullIteration) {
     auto& st = in.facts.settings;
-    st.erase(std::remove_if(st.begin(), st.end(), [](const KeyValue& kv) { return kv.key == "check_for_nan_in_loss"; }),
-             st.end());
+    std::erase_if(st, [](const KeyValue& kv) { return kv.key == "check_for_nan_in_loss"; });
     st.push_back({"check_for_nan_in_loss", "false"});
   }
   if (!spec.dataset.empty()) in.facts.dataset = spec.dataset;

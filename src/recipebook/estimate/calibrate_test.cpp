@@ -64,16 +64,21 @@ Synthetic synthetic(const Hardware& truth, const Hardware& start) {
   return s;
 }
 
+// No pull towards the defaults or the GPU's pair: a noiseless synthetic fit must land on the truth.
+CalibrationOptions without_priors() {
+  CalibrationOptions opt;
+  opt.prior_points = 0;
+  opt.group_prior_points = 0;
+  return opt;
+}
+
 TEST(Calibrate, RecoversKnownEfficiencies) {
   Hardware truth = test::h100();
   truth.efficiency[0].gemm = 0.42;
   truth.efficiency[0].nvlink = 0.5;
   truth.efficiency[0].scaleout = 0.5 * 0.6 / 0.7;  // same ratio as the defaults
   const Synthetic s = synthetic(truth, test::h100());
-  CalibrationOptions opt;
-  opt.prior_points = 0;
-  opt.group_prior_points = 0;
-  const CalibrationResult r = calibrate(s.points, opt);
+  const CalibrationResult r = calibrate(s.points, without_priors());
   ASSERT_EQ(r.fits.size(), 1u);
   EXPECT_EQ(r.points, 6);
   EXPECT_GT(r.mape_before, 0.05);
@@ -90,10 +95,7 @@ TEST(Calibrate, EachLinkCanReachItsBound) {
   truth.efficiency[0].nvlink = 1.0;
   truth.efficiency[0].scaleout = 1.0;
   const Synthetic s = synthetic(truth, test::h100());
-  CalibrationOptions opt;
-  opt.prior_points = 0;
-  opt.group_prior_points = 0;
-  const CalibrationResult r = calibrate(s.points, opt);
+  const CalibrationResult r = calibrate(s.points, without_priors());
   ASSERT_EQ(r.fits.size(), 1u);
   EXPECT_EQ(r.fits[0].efficiency.nvlink, 1.0);
   EXPECT_GT(r.fits[0].efficiency.scaleout, 0.95);

@@ -211,7 +211,8 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
     }
     // PP: each chunk sends its output forward and its input gradient backward.
     t.pp = 2.0 * l.vp * pp_send * (1.0 - eff.overlap);
-    t.overhead = launch * (layers * (kLaunchPerLayerS + (l.cp - 1.0) * kCpStepLaunchS) + s.moe_layers * 2.0 * kMoeSyncS);
+    t.overhead =
+        launch * (layers * (kLaunchPerLayerS + (l.cp - 1.0) * kCpStepLaunchS) + s.moe_layers * 2.0 * kMoeSyncS);
 
     const double total = t.total();
     if (total > worst_total) {
