@@ -190,7 +190,7 @@ int main(int argc, char** argv) {
   for (const RecipeEntry& e : catalog->recipes()) {
     if (e.recipe.kind != RecipeKind::kPerformance) continue;
     if (!opt.filter.empty() && e.recipe.name.find(opt.filter) == std::string::npos) continue;
-    const cli::RecipeSetup s = cli::recipe_setup(*catalog, e);
+    const RecipeSetup s = recipe_setup(*catalog, e);
     const Recipe& r = s.recipe;
     if (!s.model || !s.model->has_architecture) { ++skipped["model without architecture"]; continue; }
     if (!s.hardware || !s.hardware->has_specs || s.hardware->memory_bytes <= 0) { ++skipped["GPU without figures"]; continue; }

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "recipebook/catalog/catalog.hpp"
+#include "recipebook/cmd_launch.hpp"
 #include "recipebook/cmd_recommend.hpp"
 #include "cli_support.hpp"
 #include "test_support.hpp"
@@ -170,7 +171,7 @@ TEST(Recommend, ChangesAreWrittenAsOverrides) {
       EXPECT_EQ(c["from"], "8");
       EXPECT_NE(c["rule"].get<std::string>().find("rule 2"), std::string::npos) << c.dump();
       EXPECT_NE(c["reason"].get<std::string>().find("4 GPUs per node"), std::string::npos) << c.dump();
-      EXPECT_NE(text.find("'model.tensor_model_parallel_size=" + c["to"].get<std::string>() + "'"), std::string::npos) << text;
+      EXPECT_NE(text.find(" model.tensor_model_parallel_size=" + c["to"].get<std::string>() + " "), std::string::npos) << text;
     }
   EXPECT_EQ(tp_changes, 1);
   EXPECT_NE(text.find("--nproc_per_node=4 --nnodes=4"), std::string::npos) << text;
@@ -248,6 +249,131 @@ TEST(Recommend, DoesNotFitIsExitOne) {
   EXPECT_EQ(r.rc, kExitFindings) << r.out;
   const Json j = Json::parse(r.out);
   EXPECT_FALSE(j["prediction"]["fits"].get<bool>());
+}
+
+}  // namespace
+}  // namespace rb::cli
+
+// --- one decision: recommend, launch of its JSON, and launch by flags start from one recipe ----------
+
+namespace rb::cli {
+namespace {
+
+// The words of a bridge script's TRAIN_ARGS=( ... ) block.
+std::vector<std::string> train_args(const std::string& script) {
+  std::vector<std::string> out;
+  const size_t a = script.find("TRAIN_ARGS=(\n");
+  if (a == std::string::npos) return out;
+  std::istringstream in(script.substr(a + 13, script.find("\n)", a) - a - 13));
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string w;
+    while (words >> w) out.push_back(w);
+  }
+  return out;
+}
+
+Out launch(const LaunchOptions& o) {
+  return test::run_cli([&](const Context& ctx) { return run_launch(o, ctx); }, false);
+}
+
+// Issue "answers a user can copy" 4: `launch` of recommend's JSON picked another base recipe, added
+// an override and dropped --dataset. Now the entry-point words are the same, word for word.
+TEST(RecommendLaunch, LaunchOfTheJsonIsTheCommandRecommendPrinted) {
+  struct Ask {
+    const char* model;
+    const char* gpu;
+    int gpus;
+    const char* mode;
+    int64_t seq;
+  };
+  for (const Ask& a : {Ask{"Qwen/Qwen3-30B-A3B", "h100", 16, "sft", 8192}, Ask{"Llama-3-8B", "gb200", 16, "pretrain", 8192},
+                       Ask{"gemma-3-27b", "h100", 8, "sft", 0}, Ask{"llama3-70b", "h100", 64, "pretrain", 0}}) {
+    RecommendOptions o;
+    o.model = a.model;
+    o.gpu = a.gpu;
+    o.gpus = a.gpus;
+    o.mode = a.mode;
+    o.seq = a.seq;
+    const Out r = recommend(o, true);
+    ASSERT_EQ(r.rc, 0) << a.model << r.err << r.out;
+    const Json j = Json::parse(r.out);
+    std::vector<std::string> argv = j["command"]["argv"].get<std::vector<std::string>>();
+    auto entry = std::find(argv.begin(), argv.end(), "scripts/training/run_recipe.py");
+    ASSERT_NE(entry, argv.end()) << r.out;
+    const std::vector<std::string> printed(entry, argv.end());
+    test::TempDir dir;
+    LaunchOptions l;
+    l.source = dir.write("rec.json", r.out);
+    l.targets = {"bridge"};
+    const Out s = launch(l);
+    ASSERT_EQ(s.rc, 0) << a.model << s.err << s.out;
+    EXPECT_EQ(train_args(s.out), printed) << a.model << "\n" << s.out;
+    // Launch by flags (no JSON) starts from the recipe recommend chose, too.
+    LaunchOptions f;
+    f.model = a.model;
+    f.gpu = a.gpu;
+    f.gpus = a.gpus;
+    f.mode = a.mode;
+    f.seq = a.seq;
+    f.layout.tp = j["layout"]["tp"].get<int>();
+    f.targets = {"bridge"};
+    const Out g = launch(f);
+    const std::string chosen = j["recipe"]["name"];
+    EXPECT_NE(g.err.find("starting from recipe " + chosen), std::string::npos) << a.model << ": " << g.err;
+  }
+}
+
+// Issue "answers a user can copy" 6: Qwen3-30B-A3B SFT on 16 H100 showed "measured 459 tokens/s/GPU on
+// 8 x h100" beside a 16-GPU prediction; the measurement was 16 GPUs, seq 32768, TP8 CP2 EP8.
+TEST(RecommendLaunch, TheRecipeForTheAskedCountAndMeasurementsWithTheirLayout) {
+  RecommendOptions o;
+  o.model = "Qwen/Qwen3-30B-A3B";
+  o.gpu = "h100";
+  o.gpus = 16;
+  o.mode = "sft";
+  o.seq = 8192;
+  const Out r = recommend(o, true);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const Json j = Json::parse(r.out);
+  EXPECT_NE(j["recipe"]["name"].get<std::string>().find("_16gpu_"), std::string::npos) << j["recipe"]["name"];
+  // Every measurement of the catalog shown is with its own layout and the prediction of that layout.
+  for (const auto* model : {"Qwen/Qwen3-30B-A3B", "llama3-70b", "DeepSeek-V3"}) {
+    o.model = model;
+    o.gpus = 64;
+    o.seq = 0;
+    o.mode = "pretrain";
+    const Out m = recommend(o, true);
+    const Json mj = Json::parse(m.out);
+    ASSERT_TRUE(mj.contains("measured")) << model;
+    if (mj["measured"].is_null()) continue;
+    EXPECT_TRUE(mj["measured"]["layout"].is_object()) << model;
+    EXPECT_GT(mj["measured"]["gpus"].get<int>(), 0) << model;
+    EXPECT_GT(mj["measured"]["seq"].get<int>(), 0) << model;
+  }
+}
+
+// Issue "answers a user can copy" 2: a measured figure is never shown for a model other than the one
+// measured (Mixtral got gpt-oss's 5,993 tokens/s/GPU).
+TEST(RecommendLaunch, NoMeasuredFigureOfAnotherModel) {
+  RecommendOptions o;
+  o.model = "Mixtral-8x7B";
+  o.gpu = "h100";
+  o.gpus = 16;
+  o.mode = "pretrain";
+  o.compare = false;
+  const Out r = recommend(o, true);
+  const Json j = Json::parse(r.out);
+  ASSERT_TRUE(j.contains("measured"));
+  const std::string recipe_model = j["recipe"]["model"];
+  if (recipe_model.find("ixtral") == std::string::npos) {
+    EXPECT_TRUE(j["measured"].is_null()) << j["measured"].dump();
+  }
+  const Out t = recommend(o, false);
+  if (recipe_model.find("ixtral") == std::string::npos) {
+    EXPECT_EQ(t.out.find("tokens/s/GPU on "), std::string::npos) << t.out;
+  }
 }
 
 }  // namespace

@@ -29,6 +29,7 @@ SpecRequest request_of(const LaunchOptions& o, const std::string& source) {
   r.seq = o.seq;
   r.gbs = o.gbs;
   r.layout = o.layout;
+  r.dataset = o.dataset;
   r.framework = o.framework;
   r.bridge_recipe = o.bridge_recipe;
   r.name = o.name;
@@ -37,7 +38,6 @@ SpecRequest request_of(const LaunchOptions& o, const std::string& source) {
 
 // The run options: everything the user adds on top of what is launched.
 Result<void> apply_run_options(const LaunchOptions& o, LaunchSpec& spec) {
-  spec.dataset = o.dataset;
   spec.train_iters = o.train_iters;
   spec.extra_args = o.extra;
   spec.workdir = o.workdir;

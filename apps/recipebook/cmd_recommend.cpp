@@ -16,32 +16,13 @@
 #include "recipebook/core/strings.hpp"
 #include "recipebook/emit/catalog_json.hpp"
 #include "recipebook/emit/launch.hpp"
+#include "recipebook/emit/launch_spec.hpp"
 #include "recipebook/estimate/params.hpp"
 #include "recipebook/rules/check_layout.hpp"
 #include "recipebook/search/planner.hpp"
 
 namespace rb::cli {
 namespace {
-
-bool has_path(const YNode& tree, std::string_view path) {
-  const YNode* n = node_at(tree, path);
-  return n != nullptr && !n->is_null();
-}
-
-// A sequence variant: "128k", "yarn_128k", "32k" -> tokens; 0 otherwise.
-int64_t variant_seq(const std::string& v) {
-  if (v.size() < 2 || (v.back() != 'k' && v.back() != 'K')) return 0;
-  size_t i = v.size() - 1;
-  while (i > 0 && std::isdigit(static_cast<unsigned char>(v[i - 1])) != 0) --i;
-  if (i == v.size() - 1 || (i > 0 && v[i - 1] != '_')) return 0;
-  return std::stoll(v.substr(i, v.size() - 1 - i)) * 1024;
-}
-
-bool vl_recipe(const Recipe& r) {
-  for (const std::string& s : {r.name, r.entry_point})
-    if (s.find("_vl_") != std::string::npos || s.rfind("vl_", 0) == 0) return true;
-  return false;
-}
 
 // The dataset run_recipe.py gets (REFERENCES.md E lists its names): mock data for pretraining, SQuAD
 // for text fine-tuning, CORD-v2 (images) for a vision-language model.
@@ -51,66 +32,63 @@ std::string default_dataset(Mode mode, const Model& m, const RecipeSetup& s) {
   return vlm ? "cord-v2" : "squad";
 }
 
-CommandLine bridge_command(const Recommendation& r, const std::string& dataset) {
+// The launch recommend's answer is: the recipe it starts from and the resized layout, batch and
+// sequence, as the JSON `recommend --json` writes under "launch". `recipebook launch FILE.json`
+// reads the same object back (emit/launch_plan.cpp), so the command printed here and the one launch
+// writes come from one LaunchSpec.
+nlohmann::json launch_request(const Recommendation& r, const std::string& dataset) {
+  nlohmann::json j;
+  const Recipe& rec = r.setup.recipe;
+  j["recipe"] = rec.name;
+  j["model"] = r.options.model;
+  j["gpu"] = r.hardware.name;
+  j["gpus"] = r.options.gpus;
+  j["gpus_per_node"] = r.gpus_per_node;
+  j["mode"] = std::string(mode_name(r.mode));
+  if (r.resized.workload.seq > 0) j["seq"] = r.resized.workload.seq;
+  if (r.resized.workload.gbs > 0) j["gbs"] = r.resized.workload.gbs;
+  if (!dataset.empty()) j["dataset"] = dataset;
+  // The layout when it is sized or recorded (a recipe that records none keeps its own).
+  if (r.sized || r.setup.layout_known) {
+    nlohmann::json l = layout_json(r.resized.layout);
+    l.erase("dp");  // derived, not a flag
+    j["layout"] = l;
+  }
+  return j;
+}
+
+CommandLine bridge_command(const Recommendation& r, const Catalog& catalog) {
   CommandLine c;
-  const RecipeSetup& s = r.setup;
-  c.framework = s.recipe.framework;
-  const std::string entry = s.recipe.entry_point.empty() ? s.recipe.name : s.recipe.entry_point;
-  c.recipe = "scripts/training/run_recipe.py --recipe " + entry;
-  const int per_node = r.gpus_per_node;
-  const int gpus = r.options.gpus;
+  c.framework = r.setup.recipe.framework;
+  SpecRequest req;
+  if (auto ok = read_launch_request(r.launch, r.launch, req); !ok) {
+    c.notes.push_back("no command: " + ok.error().message);
+    return c;
+  }
+  std::vector<std::string> notes;
+  auto spec = build_launch_spec(req, catalog, notes);
+  if (!spec) {
+    c.notes.push_back("no command: " + spec.error().message);
+    return c;
+  }
+  const int per_node = spec->gpus_per_node;
+  const int gpus = spec->gpus;
   c.launcher = {"uv", "run", "python", "-m", "torch.distributed.run",
-                "--nproc_per_node=" + std::to_string(std::min(gpus, per_node))};
+                "--nproc_per_node=" + std::to_string(spec->procs_per_node())};
   if (gpus > per_node) {
-    c.launcher.push_back("--nnodes=" + std::to_string((gpus + per_node - 1) / per_node));
+    c.launcher.push_back("--nnodes=" + std::to_string(spec->nodes()));
     c.launcher.push_back("--node_rank=$NODE_RANK");
     c.launcher.push_back("--master_addr=$MASTER_ADDR");
     c.launcher.push_back("--master_port=29500");
     c.notes.push_back("run on every node with its NODE_RANK and the first node's MASTER_ADDR (or `recipebook launch --target slurm`)");
   }
-  c.dataset = dataset;
-  for (const auto& [k, v] : s.recipe.env) c.env.emplace_back(k, v);
-  if (const YNode* gates = node_at(s.entry->tree, "features.env_gates"); gates != nullptr && gates->is_map())
-    for (const auto& [k, v] : gates->map)
-      if (std::none_of(c.env.begin(), c.env.end(), [&](const auto& kv) { return kv.first == k.text; }))
-        c.env.emplace_back(k.text, v.text);
-
-  // Hydra overrides for what changed: the renderer's overrides for the resized layout less those it
-  // writes for the recipe as recorded (emit/launch_bridge.cpp writes the degrees always, features
-  // only where they differ from the recipe's own).
-  LaunchSpec before;
-  before.framework = Framework::kBridge;
-  before.bridge_recipe = entry;
-  before.model_ir = r.model;
-  before.gpus = gpus;
-  before.gpus_per_node = per_node;
-  before.layout = s.layout_known ? s.recipe.layout : r.resized.layout;
-  before.layout_given = s.layout_known;
-  before.precision_given = true;
-  before.base = s.layout_known ? s.recipe.layout : r.resized.layout;
-  if (!s.recipe.precision_known) before.base->precision = r.resized.layout.precision;
-  if (!s.recipe.precision_known) before.layout.precision = r.resized.layout.precision;
-  LaunchSpec after = before;
-  after.layout = r.resized.layout;
-
-  after.layout_given = r.sized || s.layout_known;
-  // The batch when it was asked for or changed from a recorded one (a default we chose for a recipe
-  // that records none would override the recipe's own).
-  if ((s.recipe.gbs > 0 || r.options.gbs > 0) && r.resized.workload.gbs != s.recipe.gbs) after.gbs = r.resized.workload.gbs;
-  // Benchmark recipes scale GBS by the DP ratio when the GPU count differs (run_recipe.py weak
-  // scaling, REFERENCES.md C.3): the batch the prediction assumes is written out.
-  const int dp0 = s.recipe.gpus > 0 && s.recipe.layout.model_parallel() > 0 ? s.recipe.gpus / s.recipe.layout.model_parallel() : 0;
-  if (s.recipe.kind == RecipeKind::kPerformance && r.sized && dp0 != r.resized.layout.dp && r.resized.workload.gbs > 0) {
-    after.gbs = r.resized.workload.gbs;
-    c.notes.push_back("the batch is given explicitly: a benchmark recipe would otherwise scale GBS with DP (weak scaling)");
-  }
-  // The sequence only when it was asked for and differs from the recipe's (or the recipe has none).
-  if (r.options.seq > 0 && r.options.seq != s.seq) after.seq = r.options.seq;
-  const auto old_words = bridge_overrides(before);
-  for (auto& w : bridge_overrides(after))
-    if (std::find(old_words.begin(), old_words.end(), w) == old_words.end()) c.overrides.push_back(std::move(w));
-  if (s.recipe.kind == RecipeKind::kPerformance)
+  c.args = entry_args(*spec);
+  c.env = spec->env;
+  c.dataset = spec->dataset;
+  c.overrides = bridge_overrides(*spec);
+  if (r.setup.recipe.kind == RecipeKind::kPerformance)
     c.notes.push_back("a performance recipe: benchmark settings on mock data, not validated for convergence (seed 004)");
+  c.notes.push_back("the same command: `recipebook recommend ... --json > rec.json && recipebook launch rec.json --target bridge`");
   return c;
 }
 
@@ -172,86 +150,32 @@ PlanComparison compare_with_plan(const Recommendation& r, const PreparedModel& p
   return out;
 }
 
+// The recipe's best current measurement with the prediction of the layout it measured, when the
+// measurement is of the user's model (a figure of another model is never shown as this one's).
+void attach_measurement(Recommendation& r, const Catalog& catalog, const PreparedModel& pm) {
+  const Recipe& rec = r.setup.recipe;
+  const Measurement* best = nullptr;
+  for (const Measurement& m : rec.measurements)
+    if (m.current && m.tokens_per_s_per_gpu > 0 && (best == nullptr || m.tokens_per_s_per_gpu > best->tokens_per_s_per_gpu))
+      best = &m;
+  if (best == nullptr) return;
+  const bool same_model = !r.model_catalog.empty() && r.setup.model && fold_name(r.setup.model->name) == fold_name(r.model_catalog);
+  if (!same_model) {
+    r.measured_note = "the recipe's measurements are of " + (r.setup.model ? r.setup.model->name : rec.model) + ", not shown";
+    return;
+  }
+  auto run = measured_run(rec, *best);
+  if (!run) return;
+  Recommendation::Measured out{*best, *run, 0};
+  auto hw = catalog.find_hardware(best->gpu.empty() ? rec.gpu : best->gpu);
+  if (r.model.has_architecture && hw && hw->has_specs) {
+    const Estimate e = estimate(pm, *hw, run->work, run->cluster, run->layout);
+    if (e.valid) out.predicted_tokens_per_s = e.tokens_per_s_per_gpu;
+  }
+  r.measured = out;
+}
+
 }  // namespace
-
-// --- catalog recipes as matching inputs --------------------------------------------------------------
-
-RecipeSetup recipe_setup(const Catalog& catalog, const RecipeEntry& entry) {
-  RecipeSetup s;
-  s.entry = &entry;
-  auto resolved = catalog.resolved(entry.recipe.name);
-  s.recipe = resolved ? *resolved : entry.recipe;
-  auto tree = catalog.resolved_tree(entry.recipe.name);
-  const YNode& t = tree ? *tree : entry.tree;
-  if (auto m = catalog.find_model(s.recipe.model)) s.model = *m;
-  if (auto h = catalog.find_hardware(s.recipe.gpu)) s.hardware = *h;
-  const bool moe = s.model && s.model->has_architecture && s.model->is_moe();
-  s.ep_known = has_path(t, "layout.ep");
-  s.layout_known = s.recipe.layout_known ||
-                   (has_path(t, "layout.tp") && has_path(t, "layout.pp") && has_path(t, "layout.cp"));
-  if (!moe && s.layout_known) s.ep_known = true;
-  if (const YNode* v = node_at(t, "variant"); v != nullptr && v->is_scalar()) s.variant = v->text;
-  s.seq = s.recipe.seq > 0 ? s.recipe.seq : variant_seq(s.variant);
-  return s;
-}
-
-ModelFacts model_facts(const Catalog& catalog, const Model& m) {
-  ModelFacts f;
-  f.name = m.name;
-  f.family = m.family;
-  f.has_architecture = m.has_architecture;
-  f.vision = m.vision.layers > 0;
-  if (m.has_architecture) {
-    f.params = static_cast<double>(count_params(m).total);
-    f.moe = m.is_moe() ? 1 : 0;
-    return f;
-  }
-  if (m.published_total_params > 0) {
-    f.params = static_cast<double>(m.published_total_params);
-    if (m.published_active_params > 0) f.moe = m.published_active_params < m.published_total_params ? 1 : 0;
-  }
-  if (const ModelEntry* e = catalog.model_entry(m.name)) {
-    const YNode* like = e->tree.get("architecture_like");
-    if (f.params <= 0 && like != nullptr && like->is_scalar())
-      if (const ModelEntry* l = catalog.model_entry(like->text); l != nullptr && l->model.has_architecture) {
-        f.params = static_cast<double>(count_params(l->model).total);
-        f.moe = l->model.is_moe() ? 1 : 0;
-      }
-  }
-  return f;
-}
-
-GpuFacts gpu_facts(const Hardware& hw) {
-  GpuFacts g;
-  g.name = hw.name;
-  g.memory_bytes = hw.has_specs ? hw.memory_bytes : 0;
-  g.arch = gpu_arch(hw);
-  g.nvlink_domain = hw.nvlink_domain;
-  return g;
-}
-
-RecipeCandidate recipe_candidate(const Catalog& catalog, const RecipeSetup& s) {
-  RecipeCandidate c;
-  const Recipe& r = s.recipe;
-  c.name = r.name;
-  c.kind = r.kind;
-  c.mode = r.mode;
-  c.framework = r.framework;
-  if (s.model) c.model = model_facts(catalog, *s.model);
-  else c.model.name = r.model;
-  // A vision-language recipe: the model has a vision tower, or the recipe is Bridge's *_vl_* one
-  // (as the rules' RB-VLM-NO-IMAGES reads it).
-  c.model.vision = c.model.vision || vl_recipe(r);
-  if (s.hardware) c.gpu = gpu_facts(*s.hardware);
-  else c.gpu.name = r.gpu;
-  c.gpus = r.gpus;
-  c.seq = s.seq;
-  if (r.precision_known) c.precision = r.layout.precision;
-  c.layout_known = s.layout_known;
-  c.measured = best_tokens_per_s(r) > 0;
-  c.variant = !s.variant.empty() && variant_seq(s.variant) == 0;
-  return c;
-}
 
 // --- the command ---------------------------------------------------------------------------------
 
@@ -318,22 +242,7 @@ int run_recommend(const RecommendOptions& opts, const Context& ctx, const Catalo
   req.precision = precision;
   std::vector<RecipeSetup> setups;
   std::vector<RecipeCandidate> cands;
-  setups.reserve(catalog.recipes().size());
-  // Megatron-Bridge entry points that are current recipes (the library and performance records).
-  std::set<std::string> current;
-  for (const RecipeEntry& e : catalog.recipes())
-    if (e.recipe.kind == RecipeKind::kLibrary || e.recipe.kind == RecipeKind::kPerformance)
-      current.insert(e.recipe.entry_point.empty() ? e.recipe.name : e.recipe.entry_point);
-  for (const RecipeEntry& e : catalog.recipes()) {
-    setups.push_back(recipe_setup(catalog, e));
-    cands.push_back(recipe_candidate(catalog, setups.back()));
-    const Recipe& rec = setups.back().recipe;
-    if (rec.framework == "megatron-bridge")
-      cands.back().runnable = current.count(rec.entry_point.empty() ? rec.name : rec.entry_point) > 0;
-    else
-      cands.back().runnable = node_at(e.tree, "run") != nullptr;
-  }
-  const auto ranked = rank_recipes(req, cands);
+  const auto ranked = rank_catalog_recipes(catalog, req, setups, cands);
   if (ranked.empty()) return report(ctx, Error{"the catalog has no recipes", {"--catalog"}});
   const RankedRecipe& best = ranked.front();
   r.setup = setups[best.index];
@@ -342,7 +251,6 @@ int run_recommend(const RecommendOptions& opts, const Context& ctx, const Catalo
   r.reasons = match_reasons(req, r.candidate, r.score);
   for (size_t i = 1; i < ranked.size() && static_cast<int>(i) <= opts.alternatives; ++i)
     r.alternatives.push_back(cands[ranked[i].index].name);
-  r.measured_tokens_per_s = best_tokens_per_s(r.setup.recipe);
   if (const YNode* ki = node_at(r.setup.entry->tree, "known_issues"); ki != nullptr && ki->is_seq())
     for (const YNode& item : ki->seq) {
       const YNode* rule = item.get("rule");
@@ -389,6 +297,8 @@ int run_recommend(const RecommendOptions& opts, const Context& ctx, const Catalo
     r.resized.cluster = Cluster{opts.gpus, opts.gpus_per_node};
   }
 
+  attach_measurement(r, catalog, pm);
+
   // Command, then the rules on what it runs.
   const bool bridge = rec.framework == "megatron-bridge";
   std::string dataset = opts.dataset;
@@ -396,14 +306,19 @@ int run_recommend(const RecommendOptions& opts, const Context& ctx, const Catalo
     const YNode* d = node_at(r.setup.entry->tree, "workload.dataset.name");
     dataset = d != nullptr && d->is_scalar() ? d->text : default_dataset(r.mode, r.model, r.setup);
   }
-  if (r.sized && !bridge) r.command = other_command(r);
-  else if (bridge && r.sized) r.command = bridge_command(r, dataset);
-  else if (bridge) {
-    r.resized.layout.dp = std::max(1, opts.gpus / std::max(1, rec.layout.model_parallel()));
-    r.command = bridge_command(r, dataset);
-    r.command.notes.push_back("the layout overrides are not sized: check TP x PP x CP divides the GPUs");
-  } else {
+  const std::string recipe_model = r.setup.model ? r.setup.model->name : rec.model;
+  if (r.score.model != ModelMatch::kSame) {
+    // The recipe trains its own model: a command that runs it would train that one, not the asked.
+    r.command.framework = rec.framework;
+    r.command.notes.push_back("no runnable command: " + rec.name + " trains " + recipe_model + ", not " +
+                              (r.model_catalog.empty() ? r.model.name : r.model_catalog) +
+                              "; use the layout above with a recipe or script that builds this model");
+  } else if (!bridge) {
     r.command = other_command(r);
+  } else {
+    r.launch = launch_request(r, dataset);
+    r.command = bridge_command(r, catalog);
+    if (!r.sized) r.command.notes.push_back("the layout is not sized: check TP x PP x CP divides the GPUs");
   }
   if (r.sized) {
     RuleInput in;

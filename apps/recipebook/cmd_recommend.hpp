@@ -17,6 +17,7 @@
 #include "recipebook/core/hardware.hpp"
 #include "recipebook/core/model.hpp"
 #include "recipebook/core/recipe.hpp"
+#include "recipebook/catalog/recipe_match.hpp"
 #include "recipebook/search/recommend.hpp"
 
 namespace rb::cli {
@@ -39,26 +40,5 @@ struct RecommendOptions {
 int run_recommend(const RecommendOptions& opts, const Context& ctx);
 // The same with a catalog already loaded (tests, benchmarks).
 int run_recommend(const RecommendOptions& opts, const Context& ctx, const Catalog& catalog);
-
-// --- a catalog recipe as matching and estimator inputs (shared with bench/agreement.cpp) ---------
-
-struct RecipeSetup {
-  Recipe recipe;  // `extends` applied
-  const RecipeEntry* entry = nullptr;
-  std::optional<Model> model;        // nullopt: the model is not in the catalog
-  std::optional<Hardware> hardware;  // nullopt: the GPU is not in the catalog
-  bool layout_known = false;  // TP, PP and CP recorded (and EP for a MoE model)
-  bool ep_known = false;
-  int64_t seq = 0;            // recorded, else from a sequence `variant` ("128k"), else 0
-  std::string variant;        // the record's `variant`, "" when none
-};
-
-RecipeSetup recipe_setup(const Catalog& catalog, const RecipeEntry& entry);
-
-// Matching facts of a catalog model (parameters from its architecture, else its published total,
-// else the published shape it declares `architecture_like`).
-ModelFacts model_facts(const Catalog& catalog, const Model& m);
-GpuFacts gpu_facts(const Hardware& hw);
-RecipeCandidate recipe_candidate(const Catalog& catalog, const RecipeSetup& s);
 
 }  // namespace rb::cli

@@ -2,12 +2,14 @@
 // text or JSON in cmd_recommend_output.cpp).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "recipebook/catalog/measured_points.hpp"
 #include "recipebook/cmd_recommend.hpp"
 #include "recipebook/estimate/estimate.hpp"
 #include "recipebook/rules/rule.hpp"
@@ -31,13 +33,13 @@ struct CommandLine {
   std::string framework;
   std::vector<std::pair<std::string, std::string>> env;  // exported before Python starts
   std::vector<std::string> launcher;   // uv run python -m torch.distributed.run --nproc_per_node=8 ...
-  std::string recipe;                  // run_recipe.py --recipe NAME
-  std::string dataset;                 // "" = none (benchmark recipes reject --dataset)
-  std::vector<std::string> overrides;  // Hydra KEY=VALUE for what changed
+  std::vector<std::string> args;       // the entry point and its arguments (emit/launch.hpp entry_args)
+  std::string dataset;                 // run_recipe.py --dataset, "" = none
+  std::vector<std::string> overrides;  // the Hydra KEY=VALUE words among args
   std::string verbatim;                // another framework: the record's `run` text
   std::vector<std::string> notes;
 
-  [[nodiscard]] std::vector<std::string> argv() const;  // launcher ... overrides (no env)
+  [[nodiscard]] std::vector<std::string> argv() const;  // launcher + args (no env)
   [[nodiscard]] std::string one_line() const;          // env exports and the command on one line each
   [[nodiscard]] std::string multi_line() const;        // seed 004's layout: one argument group a line
 };
@@ -55,7 +57,15 @@ struct Recommendation {
   MatchScore score;
   std::vector<std::string> reasons;
   std::vector<std::string> alternatives;
-  double measured_tokens_per_s = 0;  // the recipe's best current measurement, 0 = none
+  // The recipe's best current measurement, shown only when it measured the user's model, beside the
+  // prediction of the layout it measured (never of the resized one: like with like).
+  struct Measured {
+    Measurement m;
+    MeasuredRun run;
+    double predicted_tokens_per_s = 0;  // 0 = the measured run cannot be estimated
+  };
+  std::optional<Measured> measured;
+  std::string measured_note;  // why a recipe's measurement is not shown ("" = none or shown)
   std::vector<std::pair<std::string, std::string>> known_issues;  // the record's known_issues: rule, note
 
   bool sized = false;
@@ -63,6 +73,7 @@ struct Recommendation {
   Resized resized;
   PlanComparison plan;
   std::vector<Finding> pitfalls;
+  nlohmann::json launch;  // what `recipebook launch` reads back (cmd_recommend.cpp launch_request)
   CommandLine command;
   std::vector<std::string> notes;
 

@@ -32,7 +32,6 @@ std::string grouped(double v) {
   return out;
 }
 
-std::string single_quoted(const std::string& w) { return "'" + w + "'"; }
 
 std::string recipe_headline(const Recommendation& r) {
   const Recipe& rec = r.setup.recipe;
@@ -84,44 +83,68 @@ void print_prediction(const Recommendation& r, std::ostream& out) {
   } else if (!p.note.empty()) {
     kv(out, "vs plan", p.note);
   }
-  if (r.measured_tokens_per_s > 0)
-    kv(out, "measured", fmt::format("the recipe as recorded measured {} tokens/s/GPU on {} x {}", grouped(r.measured_tokens_per_s),
-                                    r.setup.recipe.gpus, r.setup.recipe.gpu));
+  if (r.measured) {
+    const auto& mm = *r.measured;
+    kv(out, "measured", fmt::format("{} tokens/s/GPU on {} x {}, {}, sequence {}, global batch {} ({})",
+                                    grouped(mm.m.tokens_per_s_per_gpu), mm.run.cluster.gpus,
+                                    mm.m.gpu.empty() ? r.setup.recipe.gpu : mm.m.gpu, layout_summary(mm.run.layout),
+                                    mm.run.work.seq, mm.run.work.gbs, mm.m.release));
+    if (mm.predicted_tokens_per_s > 0)
+      kv(out, "", fmt::format("predicted {} tokens/s/GPU for that layout (measured / predicted {:.2f})",
+                              grouped(mm.predicted_tokens_per_s), mm.m.tokens_per_s_per_gpu / mm.predicted_tokens_per_s));
+  } else if (!r.measured_note.empty()) {
+    kv(out, "measured", r.measured_note);
+  }
 }
 
 }  // namespace
 
 std::vector<std::string> CommandLine::argv() const {
   std::vector<std::string> out = launcher;
-  if (recipe.empty()) return out;
-  out.emplace_back("scripts/training/run_recipe.py");
-  out.emplace_back("--recipe");
-  out.push_back(recipe.substr(recipe.rfind(' ') + 1));
-  if (!dataset.empty()) {
-    out.emplace_back("--dataset");
-    out.push_back(dataset);
-  }
-  for (const auto& o : overrides) out.push_back(o);
+  if (!args.empty()) out.insert(out.end(), args.begin(), args.end());
   return out;
 }
 
+namespace {
+
+// The entry-point words in groups: the script, "--flag value" pairs, then each override.
+std::vector<std::string> arg_groups(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a.starts_with("--") && i + 1 < args.size() && !args[i + 1].starts_with("--") && args[i + 1].find('=') == std::string::npos) {
+      out.push_back(a + " " + shell_quote(args[i + 1]));
+      ++i;
+    } else {
+      out.push_back(shell_quote(a));
+    }
+  }
+  if (out.size() > 1 && args.size() > 2 && args[1] == "--recipe") {  // "run_recipe.py --recipe NAME" on one line
+    out[0] += " " + out[1];
+    out.erase(out.begin() + 1);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string CommandLine::one_line() const {
   if (!verbatim.empty()) return verbatim;
+  if (args.empty()) return {};
   std::string out;
   for (const auto& [k, v] : env) out += export_line(k, v) + "\n";
-  out += join(launcher, " ") + " " + recipe;
-  if (!dataset.empty()) out += " --dataset " + dataset;
-  for (const auto& o : overrides) out += " " + single_quoted(o);
-  return out;
+  std::vector<std::string> words = launcher;
+  for (const auto& a : args) words.push_back(shell_quote(a));
+  return out + join(words, " ");
 }
 
 std::string CommandLine::multi_line() const {
   if (!verbatim.empty()) return verbatim;
+  if (args.empty()) return {};
   std::string out;
   for (const auto& [k, v] : env) out += export_line(k, v) + "\n";
-  std::vector<std::string> lines{join(launcher, " "), recipe};
-  if (!dataset.empty()) lines.push_back("--dataset " + dataset);
-  for (const auto& o : overrides) lines.push_back(single_quoted(o));
+  std::vector<std::string> lines{join(launcher, " ")};
+  for (auto& g : arg_groups(args)) lines.push_back(std::move(g));
   for (size_t i = 0; i < lines.size(); ++i)
     out += (i == 0 ? "" : "    ") + lines[i] + (i + 1 < lines.size() ? " \\\n" : "\n");
   return out;
@@ -212,7 +235,21 @@ Json recommendation_json(const Recommendation& r) {
   rj["seq"] = r.setup.seq > 0 ? Json(r.setup.seq) : Json(nullptr);
   rj["gbs"] = rec.gbs > 0 ? Json(rec.gbs) : Json(nullptr);
   rj["layout"] = r.setup.layout_known ? layout_json(rec.layout) : Json(nullptr);
-  rj["measured_tokens_per_s_per_gpu"] = r.measured_tokens_per_s > 0 ? Json(r.measured_tokens_per_s) : Json(nullptr);
+  // Set on j at the end: j is an ordered map whose references (rj) a new key would invalidate.
+  Json measured = nullptr;
+  if (r.measured) {
+    const auto& m = *r.measured;
+    Json mj;
+    mj["tokens_per_s_per_gpu"] = m.m.tokens_per_s_per_gpu;
+    mj["release"] = m.m.release;
+    mj["gpu"] = m.m.gpu.empty() ? r.setup.recipe.gpu : m.m.gpu;
+    mj["gpus"] = m.run.cluster.gpus;
+    mj["seq"] = m.run.work.seq;
+    mj["gbs"] = m.run.work.gbs;
+    mj["layout"] = layout_json(m.run.layout);
+    mj["predicted_tokens_per_s_per_gpu"] = m.predicted_tokens_per_s > 0 ? Json(m.predicted_tokens_per_s) : Json(nullptr);
+    measured = mj;
+  }
   const MatchScore& s = r.score;
   rj["match"] = {{"model", std::string(model_match_name(s.model))}, {"modality_differs", s.modality_differs},
                  {"size_distance", s.size_distance},
@@ -291,11 +328,14 @@ Json recommendation_json(const Recommendation& r) {
   cmd["env"] = env;
   cmd["dataset"] = r.command.dataset.empty() ? Json(nullptr) : Json(r.command.dataset);
   cmd["overrides"] = r.command.overrides;
+  j["launch"] = r.launch.is_null() ? Json(nullptr) : Json(r.launch);
   cmd["notes"] = r.command.notes;
   std::vector<std::string> notes = r.notes;
   notes.insert(notes.end(), r.resized.notes.begin(), r.resized.notes.end());
   j["notes"] = notes;
   j["exit_code"] = r.exit_code();
+  j["measured"] = measured;
+  if (!r.measured_note.empty()) j["measured_note"] = r.measured_note;
   return j;
 }
 

@@ -12,6 +12,34 @@ int pick(int measured, int recipe) { return measured > 0 ? measured : recipe; }
 
 }  // namespace
 
+std::optional<MeasuredRun> measured_run(const Recipe& rec, const Measurement& m) {
+  MeasuredRun run;
+  Layout& l = run.layout;
+  l = rec.layout;
+  l.tp = pick(m.tp, l.tp);
+  const int recipe_pp = l.pp;
+  l.pp = pick(m.pp, l.pp);
+  l.cp = pick(m.cp, l.cp);
+  l.vp = m.vp > 0 ? m.vp : (l.pp == recipe_pp ? l.vp : 1);
+  l.ep = pick(m.ep, l.ep);
+  l.etp = pick(m.etp, l.etp);
+  l.mbs = static_cast<int>(m.mbs > 0 ? m.mbs : l.mbs);
+  if (m.fsdp > 0) l.fsdp = true;
+  l.sp = l.sp || l.tp > 1;  // Megatron-Bridge performance recipes run SP whenever TP > 1
+  if (auto p = measured_precision(m.precision)) l.precision = *p;
+  const int gpus = m.gpus > 0 ? m.gpus : rec.gpus;
+  if (l.model_parallel() <= 0 || gpus <= 0 || gpus % l.model_parallel() != 0) return std::nullopt;
+  l.dp = gpus / l.model_parallel();
+  run.work.mode = rec.mode;
+  run.work.seq = m.seq > 0 ? m.seq : rec.seq;
+  run.work.gbs = m.gbs > 0 ? m.gbs : rec.gbs;
+  run.cluster.gpus = gpus;
+  run.cluster.gpus_per_node = rec.gpus_per_node;
+  run.exact = rec.layout_known && m.tp == rec.layout.tp && m.pp == rec.layout.pp && (m.ep == 0 || m.ep == rec.layout.ep) &&
+              m.mbs == rec.layout.mbs && m.gbs == rec.gbs;
+  return run;
+}
+
 MeasuredPoints measured_points(const Catalog& catalog, bool neutral_efficiency) {
   MeasuredPoints out;
   for (const RecipeEntry& entry : catalog.recipes()) {
@@ -31,24 +59,12 @@ MeasuredPoints measured_points(const Catalog& catalog, bool neutral_efficiency) 
       if (neutral_efficiency) hw->efficiency.fill(Efficiency{});
       auto& pm = out.models[model->name];
       if (!pm) pm = std::make_unique<PreparedModel>(prepare(*model));
-      Layout l = rec.layout;
-      l.tp = pick(m.tp, l.tp);
-      const int recipe_pp = l.pp;
-      l.pp = pick(m.pp, l.pp);
-      l.cp = pick(m.cp, l.cp);
-      l.vp = m.vp > 0 ? m.vp : (l.pp == recipe_pp ? l.vp : 1);
-      l.ep = pick(m.ep, l.ep);
-      l.etp = pick(m.etp, l.etp);
-      l.mbs = static_cast<int>(m.mbs > 0 ? m.mbs : l.mbs);
-      if (m.fsdp > 0) l.fsdp = true;
-      l.sp = l.sp || l.tp > 1;  // Megatron-Bridge performance recipes run SP whenever TP > 1
-      if (auto p = measured_precision(m.precision)) l.precision = *p;
-      const int gpus = m.gpus > 0 ? m.gpus : rec.gpus;
-      if (l.model_parallel() <= 0 || gpus % l.model_parallel() != 0) {
+      auto run = measured_run(rec, m);
+      if (!run) {
         ++out.skipped_invalid;
         continue;
       }
-      l.dp = gpus / l.model_parallel();
+      const Layout& l = run->layout;
       MeasuredPoint r;
       r.model = model->name;
       r.family = model->family.empty() ? model->name : model->family;
@@ -56,17 +72,13 @@ MeasuredPoints measured_points(const Catalog& catalog, bool neutral_efficiency) 
       r.label = rec.name + "@" + m.release + " " + hw->name + " " + std::string(precision_name(l.precision));
       r.point.model = pm.get();
       r.point.hardware = *hw;
-      r.point.work.mode = rec.mode;
-      r.point.work.seq = m.seq > 0 ? m.seq : rec.seq;
-      r.point.work.gbs = m.gbs > 0 ? m.gbs : rec.gbs;
-      r.point.cluster.gpus = gpus;
-      r.point.cluster.gpus_per_node = rec.gpus_per_node;
+      r.point.work = run->work;
+      r.point.cluster = run->cluster;
       r.point.layout = l;
       r.point.measured_tokens_per_s_per_gpu = m.tokens_per_s_per_gpu;
       r.card = m.source.find("card") != std::string::npos || m.release.find("card") != std::string::npos;
       r.benchmark = m.benchmark;
-      r.exact = rec.layout_known && m.tp == rec.layout.tp && m.pp == rec.layout.pp &&
-                (m.ep == 0 || m.ep == rec.layout.ep) && m.mbs == rec.layout.mbs && m.gbs == rec.gbs;
+      r.exact = run->exact;
       if (!estimate(*r.point.model, r.point.hardware, r.point.work, r.point.cluster, l).valid) {
         ++out.skipped_invalid;
         continue;

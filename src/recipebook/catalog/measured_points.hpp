@@ -6,6 +6,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,17 @@
 #include "recipebook/estimate/calibrate.hpp"
 
 namespace rb {
+
+// The layout, workload and cluster one measurement ran: the entry's own degrees, batch, sequence and
+// GPU count, falling back to the recipe's where it publishes none. nullopt when the degrees do not
+// divide the GPU count. `exact`: the measured layout is the recipe's own.
+struct MeasuredRun {
+  Layout layout;
+  Workload work;
+  Cluster cluster;
+  bool exact = false;
+};
+std::optional<MeasuredRun> measured_run(const Recipe& rec, const Measurement& m);
 
 struct MeasuredPoint {
   std::string label;   // recipe@release gpu precision

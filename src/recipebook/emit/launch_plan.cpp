@@ -12,9 +12,10 @@ namespace {
 using Json = nlohmann::json;
 }  // namespace
 
-// One entry of `plan --json`: the root or an element of its first array of candidates; the layout
-// under "layout" (emit/catalog_json.cpp layout_json names) or flat in the entry.
-Result<void> read_plan_entry(const std::string& path, int pick, LaunchSpec& spec, std::vector<std::string>& notes) {
+// One entry of `plan --json` (the root or an element of its first array of candidates), or the
+// `launch` object of `recommend --json`; the layout under "layout" (emit/catalog_json.cpp layout_json
+// names) or flat in the entry.
+Result<void> read_plan_request(const std::string& path, int pick, SpecRequest& req, std::vector<std::string>& notes) {
   auto text = read_text_file(path);
   if (!text) return tl::unexpected(text.error());
   Json root;
@@ -31,16 +32,24 @@ Result<void> read_plan_entry(const std::string& path, int pick, LaunchSpec& spec
   if (root.is_array()) {
     collect(root);
   } else if (root.is_object()) {
+    if (root.contains("launch") && root["launch"].is_object()) entries.push_back(&root["launch"]);
     for (const char* key : {"plans", "candidates", "top", "layouts", "results", "entries"})
       if (root.contains(key) && root[key].is_array() && entries.empty()) collect(root[key]);
     if (entries.empty() && (root.contains("layout") || root.contains("tp"))) entries.push_back(&root);
   }
-  if (entries.empty()) return fail("no plan entries (expected `recipebook plan --json` output)", {path});
+  if (entries.empty())
+    return fail("no plan entries (expected `recipebook plan --json` or `recommend --json` output)", {path});
   if (pick < 1 || static_cast<size_t>(pick) > entries.size())
     return fail(fmt::format("--pick {} is not an entry (the plan has {})", pick, entries.size()), {path});
-  const Json& e = *entries[static_cast<size_t>(pick) - 1];
+  if (auto ok = read_launch_request(*entries[static_cast<size_t>(pick) - 1], root, req); !ok)
+    return fail(ok.error().message, {path}, ok.error().fix);
+  notes.push_back(fmt::format("launching entry {} of {} in {}", pick, entries.size(), path));
+  return {};
+}
+
+Result<void> read_launch_request(const Json& e, const Json& root, SpecRequest& req) {
   auto field = [&](const char* key) -> const Json* {
-    for (const Json* scope : {&e, static_cast<const Json*>(&root)}) {
+    for (const Json* scope : {&e, &root}) {
       if (!scope->is_object()) continue;
       if (scope->contains(key)) return &(*scope)[key];
       for (const char* sub : {"workload", "cluster", "request"})
@@ -48,27 +57,39 @@ Result<void> read_plan_entry(const std::string& path, int pick, LaunchSpec& spec
     }
     return nullptr;
   };
+  // What the command line gave wins over the entry.
+  auto text = [&](const char* key, std::string& out) {
+    if (auto* v = field(key); v && v->is_string() && out.empty()) out = v->get<std::string>();
+  };
+  auto number = [&](const char* key, auto& out) {
+    using T = std::remove_reference_t<decltype(out)>;
+    if (auto* v = field(key); v && v->is_number_integer() && out <= 0) out = v->template get<T>();
+  };
   try {
-    if (auto* v = field("model"); v && v->is_string()) spec.model = v->get<std::string>();
-    if (auto* v = field("gpu"); v && v->is_string()) spec.gpu = v->get<std::string>();
-    if (auto* v = field("gpus"); v && v->is_number_integer()) spec.gpus = v->get<int>();
-    if (auto* v = field("gpus_per_node"); v && v->is_number_integer()) spec.gpus_per_node = v->get<int>();
-    if (auto* v = field("mode"); v && v->is_string())
-      if (auto m = parse_mode(v->get<std::string>())) spec.mode = *m;
-    if (auto* v = field("seq"); v && v->is_number_integer()) spec.seq = v->get<int64_t>();
-    if (auto* v = field("gbs"); v && v->is_number_integer()) spec.gbs = v->get<int64_t>();
+    // A `recipe` names the catalog recipe the entry starts from (recommend's choice): the launch
+    // then starts from it as from a recipe name on the command line.
+    req.source.clear();
+    if (auto* v = e.is_object() && e.contains("recipe") ? &e["recipe"] : nullptr; v && v->is_string())
+      req.source = v->get<std::string>();
+    text("model", req.model);
+    text("gpu", req.gpu);
+    text("mode", req.mode);
+    text("dataset", req.dataset);
+    text("bridge_recipe", req.bridge_recipe);
+    number("gpus", req.gpus);
+    number("gpus_per_node", req.gpus_per_node);
+    number("seq", req.seq);
+    number("gbs", req.gbs);
     const Json& lj = e.contains("layout") && e["layout"].is_object() ? e["layout"] : e;
-    // Every layout flag the entry carries (layout_json writes a subset; "dp" and the figures are not
-    // flags); a flag of the wrong type is an error, not skipped.
+    // Every layout flag the entry carries ("dp" and the figures are not flags); a flag of the
+    // wrong type is an error, not skipped.
     LayoutFlags f;
     for (const auto& [key, v] : lj.items())
-      if (auto read = read_layout_flag(key, v, f); !read) return fail(read.error().message, {path});
-    spec.precision_given = !f.precision.empty();
-    if (auto ok = apply_layout_flags(f, spec.layout, true); !ok) return fail(ok.error().message, {path});
+      if (auto read = read_layout_flag(key, v, f); !read) return tl::unexpected(read.error());
+    fill_unset(req.layout, f);
   } catch (const Json::exception& ex) {
-    return fail(std::string("unexpected plan entry: ") + ex.what(), {path});
+    return fail(std::string("unexpected plan entry: ") + ex.what());
   }
-  notes.push_back(fmt::format("launching entry {} of {} in {}", pick, entries.size(), path));
   return {};
 }
 

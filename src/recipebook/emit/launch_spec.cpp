@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "recipebook/catalog/recipe_match.hpp"
 #include "recipebook/catalog/record_facts.hpp"
 #include "recipebook/catalog/yaml_tree.hpp"
 #include "recipebook/core/strings.hpp"
@@ -52,25 +53,28 @@ void add_env_gates(const YNode& tree, std::vector<std::pair<std::string, std::st
   }
 }
 
-// A Megatron-Bridge recipe of the same model and mode to start run_recipe.py from: a library recipe
-// first, then the same GPU, then the nearest GPU count.
-const RecipeEntry* find_bridge_base(const Catalog& catalog, const LaunchSpec& spec) {
-  const std::string want = spec.model_ir ? spec.model_ir->name : spec.model;
-  RecipeFilter filter;
-  filter.model = spec.model;
-  filter.mode = spec.mode;
-  const RecipeEntry* best = nullptr;
-  auto score = [&](const RecipeEntry* e) {
-    return std::tuple(e->recipe.kind == RecipeKind::kLibrary ? 0 : 1, fold_name(e->recipe.gpu) == fold_name(spec.gpu) ? 0 : 1,
-                      std::abs(e->recipe.gpus - spec.gpus), e->recipe.name);
-  };
-  for (const RecipeEntry* e : catalog.list(filter)) {
-    if (e->recipe.framework != "megatron-bridge") continue;
-    auto m = catalog.find_model(e->recipe.model);
-    if (!m || fold_name(m->name) != fold_name(want)) continue;
-    if (best == nullptr || score(e) < score(best)) best = e;
+// The Megatron-Bridge recipe of the same model to start run_recipe.py from: the one `recommend`
+// would choose for the same model, mode, GPU, GPU count, sequence and precision (catalog/recipe_match),
+// among the runnable Bridge recipes of this model.
+const RecipeEntry* find_bridge_base(const Catalog& catalog, const LaunchSpec& spec, const Result<Hardware>& hw) {
+  if (!spec.model_ir) return nullptr;
+  const ModelEntry* me = catalog.model_entry(spec.model_ir->name);
+  MatchRequest req;
+  req.model = model_facts(catalog, *spec.model_ir);
+  req.model.name = me != nullptr ? me->model.name : spec.model_ir->name;
+  req.mode = spec.mode;
+  if (hw) req.gpu = gpu_facts(*hw);
+  else req.gpu.name = spec.gpu;
+  req.gpus = spec.gpus;
+  req.seq = spec.seq;
+  if (spec.precision_given) req.precision = spec.layout.precision;
+  std::vector<RecipeSetup> setups;
+  std::vector<RecipeCandidate> cands;
+  for (const RankedRecipe& r : rank_catalog_recipes(catalog, req, setups, cands)) {
+    const RecipeCandidate& c = cands[r.index];
+    if (r.score.model == ModelMatch::kSame && c.framework == "megatron-bridge" && c.runnable) return setups[r.index].entry;
   }
-  return best;
+  return nullptr;
 }
 
 std::string bridge_entry(const Recipe& r) { return r.entry_point.empty() ? r.name : r.entry_point; }
@@ -92,10 +96,17 @@ std::string extendable(const Catalog& catalog, const std::string& name, const La
 }  // namespace
 
 Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& catalog, std::vector<std::string>& notes) {
+  // A plan (or recommend) JSON entry is a request of its own, under the flags given with it.
+  if (req.recipe_file == nullptr && req.source.size() > 5 && req.source.ends_with(".json")) {
+    SpecRequest from_plan = req;
+    if (auto ok = read_plan_request(req.source, req.pick, from_plan, notes); !ok) return tl::unexpected(ok.error());
+    return build_launch_spec(from_plan, catalog, notes);
+  }
   LaunchSpec spec;
-  const bool plan = req.source.size() > 5 && req.source.ends_with(".json");
+  spec.gpus_per_node = 0;  // decided below: the flag, else the recipe's on its own GPU, else the target GPU's node
+  spec.dataset = req.dataset;
   const RecipeEntry* entry = req.recipe_file;
-  if (entry != nullptr || (!req.source.empty() && !plan)) {
+  if (entry != nullptr || !req.source.empty()) {
     Recipe r;
     if (entry == nullptr) {
       auto found = catalog.find_recipe(req.source);
@@ -113,7 +124,8 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
     spec.model = r.model;
     spec.gpu = r.gpu;
     spec.gpus = r.gpus;
-    spec.gpus_per_node = r.gpus_per_node;
+    // The record's node shape holds for its own GPU only (a launch on another GPU takes that GPU's).
+    if (req.gpu.empty() || fold_name(req.gpu) == fold_name(r.gpu)) spec.gpus_per_node = r.gpus_per_node;
     spec.mode = r.mode;
     spec.layout = r.layout;
     spec.precision_given = r.precision_known;
@@ -124,8 +136,6 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
     add_env_gates(tree ? *tree : entry->tree, spec.env);
     spec.framework = r.framework == "megatron-bridge" ? Framework::kBridge : Framework::kMegatronLm;
     if (spec.framework == Framework::kBridge) spec.bridge_recipe = bridge_entry(r);
-  } else if (plan) {
-    if (auto ok = read_plan_entry(req.source, req.pick, spec, notes); !ok) return tl::unexpected(ok.error());
   }
 
   // Flags override the recipe or plan entry.
@@ -151,6 +161,8 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
                     "): Megatron-LM model flags and the layout rules are skipped");
   }
   auto hw = catalog.find_hardware(spec.gpu);
+  // A recipe's node shape is its own GPU's: the launch's is the target GPU's (GB200 and GB300 nodes
+  // hold 4), whatever the recipe the training starts from was written for.
   if (spec.gpus_per_node <= 0) {
     spec.gpus_per_node = hw ? hw->gpus_per_node : 8;
     if (!hw) notes.push_back(fmt::format("GPU '{}' is not in the catalog: assuming 8 GPUs per node", spec.gpu));
@@ -167,13 +179,9 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
     if (auto ok = apply_layout_flags(req.layout, spec.layout, false); !ok) return tl::unexpected(ok.error());
     if (!req.layout.precision.empty()) spec.precision_given = true;
   } else {
-    if (!plan) {
-      if (auto ok = apply_layout_flags(req.layout, spec.layout, true); !ok) return tl::unexpected(ok.error());
-      spec.precision_given = true;
-      if (req.layout.precision.empty()) notes.push_back("precision not given: bf16");
-    } else if (auto ok = apply_layout_flags(req.layout, spec.layout, false); !ok) {
-      return tl::unexpected(ok.error());
-    }
+    if (auto ok = apply_layout_flags(req.layout, spec.layout, true); !ok) return tl::unexpected(ok.error());
+    spec.precision_given = true;
+    if (req.layout.precision.empty()) notes.push_back("precision not given: bf16");
     spec.layout_given = true;
   }
   if (spec.layout.model_parallel() > 0 && spec.gpus % spec.layout.model_parallel() == 0)
@@ -194,7 +202,7 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
       spec.base = layout_recorded(catalog, **b, spec.model_ir) ? std::optional((*b)->recipe.layout) : std::nullopt;
     spec.framework = Framework::kBridge;
   } else if (entry == nullptr && forced.value_or(Framework::kBridge) == Framework::kBridge) {
-    if (const RecipeEntry* base = find_bridge_base(catalog, spec)) {
+    if (const RecipeEntry* base = find_bridge_base(catalog, spec, hw)) {
       spec.bridge_recipe = bridge_entry(base->recipe);
       if (layout_recorded(catalog, *base, spec.model_ir)) spec.base = base->recipe.layout;
       notes.push_back("Megatron-Bridge: starting from recipe " + base->recipe.name +

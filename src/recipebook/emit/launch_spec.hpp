@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "recipebook/catalog/catalog.hpp"
 #include "recipebook/core/diagnostic.hpp"
 #include "recipebook/emit/launch.hpp"
@@ -23,6 +25,7 @@ struct SpecRequest {
   int gpus = 0, gpus_per_node = 0;
   int64_t seq = 0, gbs = 0;
   LayoutFlags layout;
+  std::string dataset;        // run_recipe.py --dataset (Megatron-LM --data-path); empty = the default
   std::string framework;      // bridge | megatron-lm; empty = the recipe's, else bridge when a base exists
   std::string bridge_recipe;  // run_recipe.py --recipe for a plan entry or layout flags
   std::string name;
@@ -40,8 +43,11 @@ std::vector<Finding> check_launch_rules(const LaunchSpec& spec, const Catalog& c
                                         const RecipeEntry* recipe_file = nullptr);
 
 // The pieces build_launch_spec is made of (launch_plan.cpp).
-// Entry `pick` (1-based) of a `plan --json` file: model, GPU, GPUs, mode, seq, gbs and the layout
-// (emit/catalog_json.cpp layout_json names, under "layout" or flat) into `spec`.
-Result<void> read_plan_entry(const std::string& path, int pick, LaunchSpec& spec, std::vector<std::string>& notes);
+// Entry `pick` (1-based) of a `plan --json` file, or the `launch` object of a `recommend --json`
+// file, into the fields of `req` that are unset (the command line wins): the recipe it starts from,
+// model, GPU, GPUs, mode, seq, gbs, dataset and the layout flags (emit/catalog_json.cpp layout_json names).
+Result<void> read_plan_request(const std::string& path, int pick, SpecRequest& req, std::vector<std::string>& notes);
+// The same for one JSON entry (`root`: the document it is in, for fields the entry leaves to it).
+Result<void> read_launch_request(const nlohmann::json& entry, const nlohmann::json& root, SpecRequest& req);
 
 }  // namespace rb

@@ -85,6 +85,15 @@ Result<bool> read_layout_flag(const std::string& key, const nlohmann::json& valu
   return true;
 }
 
+void fill_unset(LayoutFlags& f, const LayoutFlags& from) {
+  for (const auto& [key, member] : kIntFlags)
+    if (!(f.*member)) f.*member = from.*member;
+  for (const auto& [key, member] : kBoolFlags)
+    if (!(f.*member)) f.*member = from.*member;
+  for (const auto& [key, member] : kStringFlags)
+    if ((f.*member).empty()) f.*member = from.*member;
+}
+
 bool LayoutFlags::any() const {
   return tp || pp || vp || cp || ep || etp || mbs || first_stage_layers || last_stage_layers || sp || fsdp ||
          distributed_optimizer || precision_aware_optimizer || ep_a2a_overlap || tp_comm_overlap || grad_reduce_in_fp32 ||

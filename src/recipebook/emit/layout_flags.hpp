@@ -42,6 +42,10 @@ const std::vector<std::string>& layout_flag_keys();
 // naming the key when the value has the wrong JSON type or does not fit an int.
 Result<bool> read_layout_flag(const std::string& key, const nlohmann::json& value, LayoutFlags& f);
 
+// Sets each flag of `f` that is unset to its value in `from` (flags given on the command line win
+// over those of a plan entry).
+void fill_unset(LayoutFlags& f, const LayoutFlags& from);
+
 // Applies the flags that are set over `l`. `from_flags_only`: SP defaults to TP > 1 (seed 004);
 // over a recipe, SP stays the recipe's unless TP moves away from 1 (or to 1).
 Result<void> apply_layout_flags(const LayoutFlags& f, Layout& l, bool from_flags_only);

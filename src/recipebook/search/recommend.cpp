@@ -82,7 +82,7 @@ double gpu_distance(const GpuFacts& want, const GpuFacts& have) {
 bool score_less(const MatchScore& a, const MatchScore& b) {
   auto key = [](const MatchScore& s) {
     return std::tuple(static_cast<int>(s.model), s.modality_differs, s.size_distance, s.mode_differs, s.gpu_distance, s.precision_differs,
-                      s.seq_distance, s.not_runnable, s.layout_unknown, s.unmeasured, s.variant, s.count_distance);
+                      s.seq_distance, s.not_runnable, s.layout_unknown, s.count_distance, s.unmeasured, s.variant);
   };
   return key(a) < key(b);
 }

@@ -12,8 +12,9 @@
 //   4. precision: the one asked for (bf16 when none is asked);
 //   5. sequence: the recipe's sequence nearest the one asked (<= 8K when none is asked);
 //   6. a command that runs today (a verification card may name a recipe Megatron-Bridge renamed);
-//   7. a recorded layout; 8. measured throughput; 9. no special-purpose variant;
-//   10. GPU count nearest the user's; then the shorter name (the plain recipe), then the name.
+//   7. a recorded layout; 8. GPU count nearest the user's (a recipe for the asked count outranks a
+//   measured one of another count: its layout needs no resizing); 9. measured throughput;
+//   10. no special-purpose variant; then the shorter name (the plain recipe), then the name.
 #pragma once
 
 #include <cstddef>
@@ -86,9 +87,9 @@ struct MatchScore {
   double seq_distance = 0;    // |log2(seq ratio)|
   bool not_runnable = false;
   bool layout_unknown = false;
+  double count_distance = 0;  // |log2(GPU count ratio)|
   bool unmeasured = false;
   bool variant = false;
-  double count_distance = 0;  // |log2(GPU count ratio)|
 
   friend bool operator==(const MatchScore&, const MatchScore&) = default;
 };

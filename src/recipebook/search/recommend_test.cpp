@@ -126,7 +126,7 @@ TEST(RecommendMatch, SequenceVariant) {
   EXPECT_EQ(best(req, {longer, plain}), "128k");
 }
 
-TEST(RecommendMatch, RecordedLayoutThenMeasuredThenCount) {
+TEST(RecommendMatch, RecordedLayoutThenCountThenMeasured) {
   const auto req = request(kLlama8, Mode::kPretrain, "h100", 8);
   RecipeCandidate renamed = cand("renamed", kLlama8, Mode::kPretrain, "h100", 8);
   renamed.runnable = false;
@@ -139,8 +139,12 @@ TEST(RecommendMatch, RecordedLayoutThenMeasuredThenCount) {
   const RecipeCandidate near = cand("near", kLlama8, Mode::kPretrain, "h100", 8);
   EXPECT_EQ(best(req, {renamed, unknown}), "unknown") << "a command that runs first";
   EXPECT_EQ(best(req, {unknown, near}), "near") << "then a recorded layout";
-  EXPECT_EQ(best(req, {near, measured}), "measured") << "then measured";
-  EXPECT_EQ(best(req, {cand("far", kLlama8, Mode::kPretrain, "h100", 64), near}), "near") << "then the count";
+  // Issue "answers a user can copy" 6: a recipe for the asked GPU count outranks a measured recipe
+  // of another count (DeepSeek-V3 on 64 GPUs picked the 1,024-GPU recipe).
+  EXPECT_EQ(best(req, {measured, near}), "near") << "then the count";
+  RecipeCandidate measured_here = cand("measured_here", kLlama8, Mode::kPretrain, "h100", 8);
+  measured_here.measured = true;
+  EXPECT_EQ(best(req, {near, measured_here}), "measured_here") << "then measured";
 }
 
 TEST(RecommendMatch, PlainRecipeBeforeVariantsAndShorterNames) {
