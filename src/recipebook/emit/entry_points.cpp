@@ -1,6 +1,7 @@
 // The entry-point tables (entry_points.hpp says why they are C++). Each was read from the file and
-// commit in its `source`; to move to a newer commit, re-read that file and update the rows, and the
-// tests (entry_points_test.cpp) re-check every command the renderers write.
+// commit in its `source`; to move to a newer commit, run scripts/check_entry_points.py on checkouts of
+// Megatron-Bridge and Megatron-LM (it lists every row or choice the source no longer has), update
+// the rows, and the tests (tests/entry_points_catalog_test.cpp) re-check every command written.
 //
 // Megatron-Bridge at 067f987df03b8355b03192d88d70f1709fedf51a (2026-08-22):
 //  - scripts/training/run_recipe.py _build_parser: --model | --recipe (one required), --mode
