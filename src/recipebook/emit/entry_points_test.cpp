@@ -101,9 +101,14 @@ TEST(BridgeEntry, RefusesToTrainAnotherModelThanAsked) {
     s.layout.vp = 1;
     EXPECT_FALSE(render_launch(t, s)) << launch_target_name(t);
   }
-  // Megatron-LM trains the model its architecture flags describe: hf_path does not stop it.
+  // Megatron-LM trains the model its architecture flags describe: hf_path does not stop it, and
+  // names the tokenizer when the model has no HF id of its own.
   s.framework = Framework::kMegatronLm;
-  EXPECT_TRUE(render_megatron(s));
+  s.dataset = "/data/mistral_text_document";
+  s.model_ir->hf_id.clear();
+  auto mlm = render_megatron(s);
+  ASSERT_TRUE(mlm) << mlm.error().str();
+  EXPECT_NE(mlm->find("--tokenizer-model mistralai/Mistral-7B-v0.3"), std::string::npos) << *mlm;
 }
 
 TEST(BridgeEntry, RefusesWhatRunRecipeRejects) {

@@ -247,7 +247,9 @@ std::vector<std::string> megatron_args(const LaunchSpec& spec) {
   } else {
     add(out, "--data-path", spec.dataset);
     add(out, "--tokenizer-type", "HuggingFaceTokenizer");
-    add(out, "--tokenizer-model", spec.model_ir && !spec.model_ir->hf_id.empty() ? spec.model_ir->hf_id : spec.model);
+    add(out, "--tokenizer-model", spec.model_ir && !spec.model_ir->hf_id.empty() ? spec.model_ir->hf_id
+                                  : !spec.hf_path.empty()                       ? spec.hf_path
+                                                                                : spec.model);
   }
   // One line per iteration with TFLOP/s/GPU: what `recipebook calibrate` reads back.
   add(out, "--log-interval", 1);
