@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <ostream>
 
@@ -104,6 +105,17 @@ int run_launch(const LaunchOptions& o, const Context& ctx) {
   if (!spec) return report(ctx, spec.error());
   if (auto ok = apply_run_options(o, *spec); !ok) return report(ctx, ok.error());
   if (targets.empty()) targets.push_back(spec->framework == Framework::kBridge ? LaunchTarget::kBridge : LaunchTarget::kMegatronLm);
+  // What the scripts assume for settings the user did not give (they say so in a comment too).
+  const bool to_cluster = std::any_of(targets.begin(), targets.end(), [](LaunchTarget t) {
+    return t == LaunchTarget::kSlurm || t == LaunchTarget::kK8s;
+  });
+  const bool slurm = std::find(targets.begin(), targets.end(), LaunchTarget::kSlurm) != targets.end();
+  if (slurm && spec->slurm.container_image.empty())
+    notes.push_back("no --container-image: the Slurm job runs torchrun in each node's own environment");
+  const bool scripts = std::any_of(targets.begin(), targets.end(), [](LaunchTarget t) { return t != LaunchTarget::kRecipe; });
+  if (spec->workdir.empty() && scripts && !spec->probe)
+    notes.push_back(std::string("no --workdir: the script runs ") + (spec->framework == Framework::kBridge ? "scripts/training/run_recipe.py" : "pretrain_gpt.py") +
+                    " from the folder it starts in" + (to_cluster ? " (on each node)" : "") + ", and stops if it is not there");
   for (const auto& n : notes) ctx.err << "note: " << n << "\n";
 
   // The rules: an error refuses the launch, a warning is printed.
@@ -140,6 +152,7 @@ int run_launch(const LaunchOptions& o, const Context& ctx) {
     j["framework"] = std::string(framework_name(spec->framework));
     j["gpus"] = spec->gpus;
     j["nodes"] = spec->nodes();
+    j["gpus_per_node"] = spec->procs_per_node();
     j["probe"] = spec->probe;
     auto& outs = j["outputs"] = nlohmann::ordered_json::array();
     for (size_t i = 0; i < files.size(); ++i) {

@@ -207,7 +207,7 @@ void add_launch(CLI::App& app, Action& action) {
   cmd->add_option("--workdir", o->workdir, "Folder to run in (Megatron-Bridge or Megatron-LM checkout)")->group(t);
   cmd->add_flag("--probe", o->probe, "Print the rendezvous and the exported env instead of training")->group(t);
   cmd->add_option("--master-port", o->master_port, "torchrun rendezvous port")->check(CLI::Range(1, 65535))->group(t);
-  cmd->add_option("-o,--out-dir", o->out_dir, "Write files here (atomically) instead of printing")->check(CLI::ExistingDirectory)->group(t);
+  cmd->add_option("-o,--out-dir", o->out_dir, "Write files here (made if missing; all files or none) instead of printing")->group(t);
   cmd->add_flag("--force", o->force, "Replace existing files")->group(t);
   auto* s = "Slurm";
   cmd->add_option("--partition", o->slurm.partition, "sbatch --partition")->group(s);

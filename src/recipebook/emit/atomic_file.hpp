@@ -22,8 +22,11 @@ struct FileToWrite {
 // either). With `overwrite`, a replaced file keeps its permission bits.
 Result<void> write_file_atomic(const FileToWrite& file, bool overwrite);
 
-// Writes several files: first checks that none exists (unless `overwrite`) and that each folder is
-// there, so that a refusal writes nothing; then writes each atomically.
+// Writes several files, all or none: first checks that none exists (unless `overwrite`) and that
+// each folder is there or can be made (its nearest existing ancestor is a folder); then makes the
+// missing folders, writes every file to a temporary beside it, and only when all are written puts
+// them in place. On any failure the temporaries, the new files put in place and the folders it
+// made are removed again (a file replaced under `overwrite` stays replaced).
 Result<void> write_files_atomic(const std::vector<FileToWrite>& files, bool overwrite);
 
 // (Reading files: read_text_file in catalog/yaml_tree.hpp.)

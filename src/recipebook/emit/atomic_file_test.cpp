@@ -62,9 +62,34 @@ TEST(AtomicFile, SeveralFilesAreAllOrNothing) {
   EXPECT_NE(r.error().message.find("b.yaml"), std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(tmp.file("a.sh")));  // checked before anything was written
   EXPECT_EQ(test::read_text(tmp.file("b.yaml")), "keep\n");
-  EXPECT_FALSE(write_files_atomic({{tmp.file("no/such/dir/x"), "x", false}}, false));
   ASSERT_TRUE(write_files_atomic({{tmp.file("a.sh"), "a\n", true}, {tmp.file("b.yaml"), "b\n", false}}, true));
   EXPECT_EQ(test::read_text(tmp.file("b.yaml")), "b\n");
+}
+
+TEST(AtomicFile, MakesMissingFoldersAndTakesThemBackOnFailure) {
+  // Old code: "no folder jobs" (the README's `launch ... -o jobs/` on a fresh checkout).
+  test::TempDir tmp;
+  const std::string jobs = tmp.file("jobs/run1");
+  ASSERT_TRUE(write_files_atomic({{jobs + "/a.sbatch", "a\n", true}, {jobs + "/a.recipe.yaml", "r\n", false}}, false));
+  EXPECT_EQ(test::read_text(jobs + "/a.sbatch"), "a\n");
+  EXPECT_EQ(entries(jobs), 2u);  // no temporaries left
+
+  // A failure after the folders were made leaves nothing: a file whose folder cannot be made (its
+  // ancestor is a file) is found before anything is made; a temporary that cannot be created (the
+  // second folder is read-only) takes the first file's new folder back.
+  test::write_text(tmp.file("plain"), "x");
+  auto blocked = write_files_atomic({{tmp.file("new1/a.sh"), "a", true}, {tmp.file("plain/b.sh"), "b", true}}, false);
+  ASSERT_FALSE(blocked);
+  EXPECT_NE(blocked.error().message.find("plain"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(tmp.file("new1")));
+  // Putting the second file in place fails (its path is a folder, which no file replaces, even for
+  // root): the first file, already in place, and its new folder are taken back.
+  std::filesystem::create_directory(tmp.file("taken"));
+  auto late = write_files_atomic({{tmp.file("new2/a.sh"), "a", true}, {tmp.file("taken"), "b", true}}, true);
+  ASSERT_FALSE(late);
+  EXPECT_NE(late.error().message.find("nothing was written"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(tmp.file("new2")));
+  EXPECT_EQ(entries(tmp.path()), 3u);  // jobs, plain, taken: no temporaries
 }
 
 }  // namespace

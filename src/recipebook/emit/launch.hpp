@@ -23,6 +23,7 @@
 #include "recipebook/catalog/training_log.hpp"
 #include "recipebook/core/layout.hpp"
 #include "recipebook/core/model.hpp"
+#include "recipebook/core/recipe.hpp"
 #include "recipebook/core/result.hpp"
 
 namespace rb {
@@ -58,6 +59,14 @@ struct LaunchSpec {
   std::string name;  // job name and the draft's recipe name
   Framework framework = Framework::kBridge;
   std::string bridge_recipe;  // the Megatron-Bridge recipe function `--recipe` names
+  // The --recipe is a Megatron-Bridge benchmark (performance) recipe: run_recipe.py rejects --dataset
+  // for it (the recipe owns its data) and weak-scales its batch (recipe_metadata.py).
+  bool bridge_benchmark = false;
+  // The Hugging Face id or local config folder of the model to train when it is not the Bridge
+  // recipe's own model. Rendering refuses it unless run_recipe.py and the recipe take `hf_path`
+  // (entry_points.hpp bridge_hf_path_recipes: none do at the table's commit), so that no command
+  // trains another model than the one asked for.
+  std::string hf_path;
   std::string source_recipe;  // the catalog recipe the spec came from ("" for layout flags)
   std::string base_recipe;    // the catalog recipe the training starts from (the source, or the
                               // Bridge recipe run_recipe.py runs); "" for plain Megatron-LM
@@ -70,7 +79,11 @@ struct LaunchSpec {
   std::string gpu;                // GPU catalog name
   Mode mode = Mode::kPretrain;
   int gpus = 0;
-  int gpus_per_node = 8;
+  // GPUs per node: the one source of every node shape a renderer writes (nodes(), procs_per_node():
+  // sbatch --nodes / --gpus-per-node, GPUS_PER_NODE and so torchrun's --nproc_per_node,
+  // nvidia.com/gpu and replicas). 0 = not known (validate_spec refuses it); build_launch_spec fills
+  // it from --gpus-per-node, else the target GPU's node.
+  int gpus_per_node = 0;
 
   Layout layout;
   bool layout_given = true;     // every degree and feature is known (else only batch/seq are emitted)
@@ -85,7 +98,9 @@ struct LaunchSpec {
   int64_t seq = 0;  // 0 = the recipe's own
   int64_t gbs = 0;  // 0 = the recipe's own
   int64_t train_iters = 0;
-  std::string dataset;  // Bridge --dataset / Megatron-LM --data-path; empty = the recipe's default / mock
+  // Bridge: a run_recipe.py --dataset preset (bridge_dataset chooses one). Megatron-LM: "mock" or the
+  // --data-path prefix. Empty: the recipe's own data (Bridge) / mock data (Megatron-LM).
+  std::string dataset;
 
   std::vector<std::pair<std::string, std::string>> env;  // exported before Python starts, in order
   std::vector<std::string> extra_args;  // appended verbatim: Hydra overrides or Megatron-LM flags
@@ -114,6 +129,14 @@ std::vector<std::string> bridge_args(const LaunchSpec& spec);  // run_recipe.py 
 // Megatron-Bridge's named mixed-precision recipe for a precision (training/mixed_precision.py;
 // REFERENCES.md D): "bf16_mixed", "bf16_with_mxfp8_mixed", ...
 std::string_view bridge_precision_recipe(Precision p);
+// run_recipe.py's --mode for a mode ("pretrain", "sft", "lora" for PEFT).
+std::string_view bridge_mode_name(Mode m);
+// The run_recipe.py --dataset a recommendation or a launch uses when the user names none: `recorded`
+// (the record's workload.dataset.name) when it is a preset; none for a benchmark recipe (it owns its
+// data) or a vision-language pretraining recipe (its own mock multimodal data); else mock data for
+// pretraining, SQuAD for text fine-tuning and CORD-v2 for a vision-language model (presets of
+// recipes/utils/dataset_utils.py). "" = pass no --dataset.
+std::string bridge_dataset(Mode mode, const Model& model, const Recipe& recipe, std::string_view recorded = {});
 
 // Every Hydra key bridge_overrides may emit (Megatron-Bridge ConfigContainer fields, REFERENCES.md D/E).
 std::span<const std::string_view> bridge_override_keys();

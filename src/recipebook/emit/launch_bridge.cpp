@@ -4,42 +4,20 @@
 // Trailing KEY=VALUE words are Hydra overrides on the ConfigContainer (REFERENCES.md E: parsed by
 // training/utils/omegaconf_utils.py:parse_hydra_overrides; a trailing override wins over a flag).
 // The keys are ConfigContainer fields (REFERENCES.md D, src/megatron/bridge/training/config.py);
-// every key written here must be in kOverrideKeys, which the tests check.
+// every word written here is checked against run_recipe.py's table (entry_points.cpp): its flags
+// and their choices, and the override keys recipebook knows (tests/entry_points_catalog_test.cpp
+// renders every catalog recipe).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
 
+#include "recipebook/emit/entry_points.hpp"
 #include "recipebook/emit/launch.hpp"
 #include "recipebook/emit/launch_script.hpp"
 
 namespace rb {
 namespace {
-
-constexpr auto kOverrideKeys = std::to_array<std::string_view>({
-    // cfg.model: layout (MCore ModelParallelConfig via GPTModelProvider)
-    "model.tensor_model_parallel_size", "model.pipeline_model_parallel_size",
-    "model.virtual_pipeline_model_parallel_size", "model.context_parallel_size",
-    "model.expert_model_parallel_size", "model.expert_tensor_parallel_size", "model.sequence_parallel",
-    "model.num_layers_in_first_pipeline_stage", "model.num_layers_in_last_pipeline_stage",
-    "model.seq_length",
-    // recompute and offload
-    "model.recompute_granularity", "model.recompute_method", "model.recompute_num_layers",
-    "model.recompute_modules", "model.cpu_offloading", "model.cpu_offloading_num_layers",
-    // MoE dispatcher
-    "model.moe_token_dispatcher_type", "model.moe_flex_dispatcher_backend",
-    // CUDA graphs: impl, scope (seed 004's spelling; Bridge's utils/cuda_graph.py maps it to
-    // cuda_graph_modules on newer Megatron-Core), and the TE RNG tracker they require
-    "model.cuda_graph_impl", "model.cuda_graph_scope", "model.use_te_rng_tracker", "rng.te_rng_tracker",
-    "rerun_state_machine.check_for_nan_in_loss",
-    // train, dataset
-    "train.global_batch_size", "train.micro_batch_size", "train.train_iters", "dataset.seq_length",
-    // ddp, optimizer, comm_overlap, mixed_precision
-    "ddp.use_distributed_optimizer", "optimizer.use_distributed_optimizer", "ddp.use_megatron_fsdp",
-    "ddp.data_parallel_sharding_strategy", "ddp.grad_reduce_in_fp32", "optimizer.use_precision_aware_optimizer",
-    "model.account_for_embedding_in_pipeline_split", "model.account_for_loss_in_pipeline_split",
-    "comm_overlap.overlap_moe_expert_parallel_comm", "comm_overlap.tp_comm_overlap", "mixed_precision",
-});
 
 std::string py_bool(bool b) { return b ? "True" : "False"; }
 
@@ -94,7 +72,7 @@ void add(std::vector<std::string>& out, std::string_view key, const std::string&
 
 }  // namespace
 
-std::span<const std::string_view> bridge_override_keys() { return kOverrideKeys; }
+std::span<const std::string_view> bridge_override_keys() { return run_recipe_entry().override_keys; }
 
 std::vector<std::string> bridge_overrides(const LaunchSpec& spec) {
   std::vector<std::string> out;
@@ -194,15 +172,106 @@ std::vector<std::string> bridge_overrides(const LaunchSpec& spec) {
   return out;
 }
 
+std::string_view bridge_mode_name(Mode m) {
+  switch (m) {
+    case Mode::kPretrain: return "pretrain";
+    case Mode::kSft: return "sft";
+    case Mode::kPeft: return "lora";
+  }
+  return "pretrain";
+}
+
+namespace {
+
+// recipe_metadata.py infer_recipe_mode: the mode a conventional recipe name encodes, "" when none.
+std::string_view recipe_name_mode(std::string_view recipe) {
+  const std::string n = "_" + std::string(recipe) + "_";
+  if (n.find("_pretrain_") != std::string::npos) return "pretrain";
+  if (n.find("_sft_") != std::string::npos || n.find("_finetune_") != std::string::npos) return "sft";
+  if (n.find("_dora_") != std::string::npos) return "dora";
+  if (n.find("_peft_") != std::string::npos || n.find("_lora_") != std::string::npos) return "lora";
+  return {};
+}
+
+// recipe_metadata.py recipe_task: lora and dora are both PEFT.
+std::string_view task_of(std::string_view mode) { return mode == "lora" || mode == "dora" ? "peft" : mode; }
+
+bool vl_recipe_name(std::string_view name) {
+  return name.find("_vl_") != std::string_view::npos || name.rfind("vl_", 0) == 0;
+}
+
+}  // namespace
+
+std::string bridge_dataset(Mode mode, const Model& model, const Recipe& recipe, std::string_view recorded) {
+  if (recipe.kind == RecipeKind::kPerformance) return {};
+  const EntryArg* dataset = find_arg(run_recipe_entry(), "--dataset");
+  if (!recorded.empty() && dataset != nullptr && has_choice(*dataset, recorded)) return std::string(recorded);
+  const bool vlm = model.vision.layers > 0 || vl_recipe_name(recipe.name) || vl_recipe_name(recipe.entry_point);
+  if (mode == Mode::kPretrain) return vlm ? std::string() : "mock";
+  return vlm ? "cord-v2" : "squad";
+}
+
 std::vector<std::string> bridge_args(const LaunchSpec& spec) {
   std::vector<std::string> out{"scripts/training/run_recipe.py", "--recipe", spec.bridge_recipe};
+  // run_recipe.py infers the mode from a conventional recipe name and fails without one.
+  if (recipe_name_mode(spec.bridge_recipe).empty()) {
+    out.emplace_back("--mode");
+    out.emplace_back(bridge_mode_name(spec.mode));
+  }
   if (!spec.dataset.empty()) {
     out.emplace_back("--dataset");
     out.push_back(spec.dataset);
   }
+  if (!spec.hf_path.empty()) {  // refused by check_bridge_entry unless the recipe takes it
+    out.emplace_back("--hf_path");
+    out.push_back(spec.hf_path);
+  }
   for (auto& o : bridge_overrides(spec)) out.push_back(std::move(o));
   for (const auto& a : spec.extra_args) out.push_back(a);
   return out;
+}
+
+Result<void> check_bridge_entry(const LaunchSpec& spec) {
+  const EntryPoint& e = run_recipe_entry();
+  const std::string& recipe = spec.bridge_recipe;
+  if (!spec.hf_path.empty()) {
+    const auto takes = bridge_hf_path_recipes();
+    if (find_arg(e, "--hf_path") == nullptr || std::find(takes.begin(), takes.end(), recipe) == takes.end())
+      return fail(fmt::format("Megatron-Bridge recipe {} builds its own model, and run_recipe.py takes no --hf_path "
+                              "({}): a command from it would train that recipe's model, not {}",
+                              recipe, e.source, spec.hf_path),
+                  {}, "use --framework megatron-lm (pretrain_gpt.py with the model's architecture as flags), or "
+                      "a catalog recipe of this model");
+  }
+  const std::string_view named = recipe_name_mode(recipe);
+  if (!named.empty() && task_of(named) != task_of(bridge_mode_name(spec.mode)))
+    return fail(fmt::format("Megatron-Bridge recipe {} is a {} recipe, and run_recipe.py refuses it for {}", recipe,
+                            task_of(named), mode_name(spec.mode)),
+                {}, "choose a recipe of this mode (--bridge-recipe) or give --mode " + std::string(task_of(named)));
+  if (!spec.dataset.empty()) {
+    const EntryArg* d = find_arg(e, "--dataset");
+    if (d == nullptr || !has_choice(*d, spec.dataset)) {
+      std::string names;
+      for (auto c : d != nullptr ? d->choices : std::span<const std::string_view>{}) names += (names.empty() ? "" : ", ") + std::string(c);
+      return fail(fmt::format("run_recipe.py's --dataset takes a preset ({}), not '{}'", names, spec.dataset), {"--dataset"},
+                  "name a preset, or set the data with overrides (--extra 'dataset.KEY=VALUE')");
+    }
+    if (spec.bridge_benchmark)
+      return fail(fmt::format("{} is a benchmark recipe: run_recipe.py rejects --dataset for it (the recipe owns its data)", recipe),
+                  {"--dataset"}, "omit --dataset, or launch a library recipe of this model");
+    const std::string_view need = bridge_dataset_train_mode(spec.dataset);
+    const std::string_view have = spec.mode == Mode::kPretrain ? "pretrain" : "finetune";
+    if (!need.empty() && need != have)
+      return fail(fmt::format("dataset {} is for {}, and the launch is {}", spec.dataset,
+                              need == "pretrain" ? "pretraining" : "fine-tuning", mode_name(spec.mode)),
+                  {"--dataset"}, spec.mode == Mode::kPretrain ? "use mock or megatron-indexed" : "use squad, gsm8k, tulu3, ...");
+  }
+  // The words recipebook wrote (not the user's --extra, which may name keys the table does not) hold
+  // to the table; the user's words must still be KEY=VALUE or a run_recipe.py flag.
+  LaunchSpec own = spec;
+  own.extra_args.clear();
+  if (auto ok = check_entry_words(e, bridge_args(own), true); !ok) return ok;
+  return check_entry_words(e, bridge_args(spec), false);
 }
 
 Result<std::string> render_bridge(const LaunchSpec& spec) {

@@ -52,6 +52,7 @@ std::string container_script(const LaunchSpec& spec, std::string_view node_rank)
   if (spec.probe) {
     for (const auto& line : probe_lines(spec, command)) s += line + "\n";
   } else {
+    for (const auto& line : entry_guard_lines(spec)) s += line + "\n";
     s += "exec " + command + "\n";
   }
   return s;
@@ -105,6 +106,7 @@ void append_metadata(std::string& out, const LaunchSpec& spec, const std::string
 std::string header(const LaunchSpec& spec) {
   std::string h;
   append_header(h, spec, "k8s");
+  h += missing_settings_comment(spec, true, true);
   return h;
 }
 

@@ -1,54 +1,19 @@
 // Megatron-LM: `pretrain_gpt.py` and its arguments for the layout. Flag names and choices are those of
 // megatron/training/arguments.py (NVIDIA/Megatron-LM main, read 2026-11): _add_distributed_args,
 // _add_training_args (recompute), _add_transformer_engine_args (fp8/fp4), _add_inference_args (CUDA
-// graphs), _add_moe_args, _add_network_size_args, _add_mla_args. Every flag written here must be in
-// kFlags, which the tests check.
+// graphs), _add_moe_args, _add_network_size_args, _add_mla_args. Every flag written here, with its
+// values, must be in pretrain_gpt.py's table (entry_points.cpp, with the source commit), which
+// check_megatron_entry and the tests check.
 #include <fmt/format.h>
 
 #include <array>
 
+#include "recipebook/emit/entry_points.hpp"
 #include "recipebook/emit/launch.hpp"
 #include "recipebook/emit/launch_script.hpp"
 
 namespace rb {
 namespace {
-
-constexpr auto kFlags = std::to_array<std::string_view>({
-    // network size, attention, MLA, MoE shape
-    "--num-layers", "--hidden-size", "--ffn-hidden-size", "--num-attention-heads", "--group-query-attention",
-    "--num-query-groups", "--kv-channels", "--max-position-embeddings", "--position-embedding-type",
-    "--normalization", "--swiglu", "--squared-relu", "--untie-embeddings-and-output-weights",
-    "--disable-bias-linear", "--add-qkv-bias", "--qk-layernorm", "--window-size", "--window-attn-skip-freq",
-    "--softmax-type", "--multi-latent-attention", "--q-lora-rank", "--kv-lora-rank", "--qk-head-dim",
-    "--qk-pos-emb-head-dim", "--v-head-dim", "--mtp-num-layers", "--num-experts", "--moe-router-topk",
-    "--moe-ffn-hidden-size", "--moe-shared-expert-intermediate-size", "--moe-layer-freq", "--moe-grouped-gemm",
-    // layout
-    "--tensor-model-parallel-size", "--pipeline-model-parallel-size", "--num-virtual-stages-per-pipeline-rank",
-    "--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers",
-    "--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split", "--context-parallel-size",
-    "--expert-model-parallel-size", "--expert-tensor-parallel-size", "--sequence-parallel",
-    // batch and schedule
-    "--micro-batch-size", "--global-batch-size", "--seq-length", "--train-iters",
-    // precision
-    "--bf16", "--fp8-format", "--fp8-recipe", "--fp8-param-gather", "--first-last-layers-bf16",
-    "--fp8-amax-history-len", "--fp8-amax-compute-algo", "--reuse-grad-buf-for-mxfp8-param-ag", "--fp4-format",
-    "--fp4-recipe", "--fp4-param-gather",
-    // recompute, offload
-    "--recompute-granularity", "--recompute-method", "--recompute-num-layers", "--recompute-modules",
-    "--cpu-offloading-num-layers",
-    // MoE dispatch and overlap
-    "--moe-token-dispatcher-type", "--moe-flex-dispatcher-backend", "--overlap-moe-expert-parallel-comm",
-    // CUDA graphs
-    "--cuda-graph-impl", "--cuda-graph-scope", "--te-rng-tracker", "--no-check-for-nan-in-loss-and-grad",
-    // data parallel, optimizer, overlap
-    "--use-distributed-optimizer", "--use-megatron-fsdp", "--data-parallel-sharding-strategy",
-    "--no-gradient-accumulation-fusion", "--ckpt-format", "--use-precision-aware-optimizer",
-    "--accumulate-allreduce-grads-in-fp32", "--tp-comm-overlap",
-    // data, tokenizer, logging, learning rate
-    "--mock-data", "--data-path", "--tokenizer-type", "--tokenizer-model", "--vocab-size", "--log-interval",
-    "--log-throughput", "--lr", "--min-lr", "--lr-decay-style", "--lr-warmup-fraction", "--weight-decay",
-    "--clip-grad",
-});
 
 void add(std::vector<std::string>& out, std::string_view flag) { out.emplace_back(flag); }
 template <typename T>
@@ -112,7 +77,14 @@ void add_precision(std::vector<std::string>& out, Precision p) {
 
 }  // namespace
 
-std::span<const std::string_view> megatron_flags() { return kFlags; }
+std::span<const std::string_view> megatron_flags() {
+  static const std::vector<std::string_view> flags = [] {
+    std::vector<std::string_view> out;
+    for (const auto& a : pretrain_gpt_entry().args) out.push_back(a.flag);
+    return out;
+  }();
+  return flags;
+}
 
 Result<std::vector<std::string>> megatron_model_args(const LaunchSpec& spec) {
   if (!spec.model_ir) return fail("the model's architecture is not known to recipebook");
@@ -275,7 +247,9 @@ std::vector<std::string> megatron_args(const LaunchSpec& spec) {
   } else {
     add(out, "--data-path", spec.dataset);
     add(out, "--tokenizer-type", "HuggingFaceTokenizer");
-    add(out, "--tokenizer-model", spec.model_ir && !spec.model_ir->hf_id.empty() ? spec.model_ir->hf_id : spec.model);
+    add(out, "--tokenizer-model", spec.model_ir && !spec.model_ir->hf_id.empty() ? spec.model_ir->hf_id
+                                  : !spec.hf_path.empty()                       ? spec.hf_path
+                                                                                : spec.model);
   }
   // One line per iteration with TFLOP/s/GPU: what `recipebook calibrate` reads back.
   add(out, "--log-interval", 1);
@@ -289,6 +263,19 @@ std::vector<std::string> megatron_args(const LaunchSpec& spec) {
   add(out, "--clip-grad", "1.0");
   for (const auto& a : spec.extra_args) out.push_back(a);
   return out;
+}
+
+Result<void> check_megatron_entry(const LaunchSpec& spec) {
+  const EntryArg* presets = find_arg(run_recipe_entry(), "--dataset");
+  if (spec.dataset != "mock" && presets != nullptr && has_choice(*presets, spec.dataset))
+    return fail(fmt::format("'{}' is a Megatron-Bridge dataset preset; pretrain_gpt.py's --data-path takes the path "
+                            "prefix of an indexed dataset",
+                            spec.dataset),
+                {"--dataset"}, "give the prefix (e.g. /data/my_text_document), or mock");
+  // The words recipebook writes (the user's --extra are passed as they are).
+  LaunchSpec own = spec;
+  own.extra_args.clear();
+  return check_entry_words(pretrain_gpt_entry(), megatron_args(own), true);
 }
 
 Result<std::string> render_megatron(const LaunchSpec& spec) {

@@ -19,6 +19,18 @@ bool is_raw_word(std::string_view word);
 // validate_spec plus what the spec's framework needs to write its entry point: a Bridge recipe name,
 // or (Megatron-LM) the whole layout, the sequence length and the global batch.
 Result<void> check_entry(const LaunchSpec& spec);
+// What check_entry asks of each framework: the spec's values against the entry point's table
+// (entry_points.hpp), the model it trains, the mode and dataset (launch_bridge.cpp, launch_megatron.cpp).
+Result<void> check_bridge_entry(const LaunchSpec& spec);
+Result<void> check_megatron_entry(const LaunchSpec& spec);
+// The entry point's script, relative to the folder the command runs in.
+std::string_view entry_script(const LaunchSpec& spec);
+// Lines that stop the script with a message when the entry point is not in the working folder (no
+// single quotes: they fit in bash -c '...'); none for a probe, which runs no training.
+std::vector<std::string> entry_guard_lines(const LaunchSpec& spec);
+// "# Warning: ..." lines for what the user did not give: the working folder (and, for Slurm, the
+// container image), each saying what the script assumes instead.
+std::string missing_settings_comment(const LaunchSpec& spec, bool container_target, bool has_image);
 
 // torchrun's rendezvous flags, read from NNODES, NODE_RANK, GPUS_PER_NODE, MASTER_ADDR, MASTER_PORT.
 std::string torchrun_rendezvous_args();

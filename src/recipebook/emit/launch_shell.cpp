@@ -90,14 +90,39 @@ Result<void> check_entry(const LaunchSpec& spec) {
       return fail("no Megatron-Bridge recipe to start from: run_recipe.py needs --recipe NAME", {},
                   "launch a catalog recipe of framework megatron-bridge, give --bridge-recipe NAME, or use "
                   "--framework megatron-lm");
-    return {};
+    return check_bridge_entry(spec);
   }
   if (!spec.layout_given)
     return fail("the recipe does not record its whole layout, which Megatron-LM needs as flags", {},
                 "give the layout flags (--tp --pp --cp --ep --mbs ...)");
   if (spec.seq <= 0) return fail("Megatron-LM needs the sequence length", {}, "give --seq N");
   if (spec.gbs <= 0) return fail("Megatron-LM needs the global batch size", {}, "give --gbs N");
-  return {};
+  return check_megatron_entry(spec);
+}
+
+std::string_view entry_script(const LaunchSpec& spec) {
+  return spec.framework == Framework::kBridge ? "scripts/training/run_recipe.py" : "pretrain_gpt.py";
+}
+
+std::vector<std::string> entry_guard_lines(const LaunchSpec& spec) {
+  if (spec.probe) return {};
+  const std::string_view script = entry_script(spec);
+  const std::string_view repo = spec.framework == Framework::kBridge ? "Megatron-Bridge" : "Megatron-LM";
+  return {fmt::format("if [ ! -f {0} ]; then echo \"{1}: no {0} in $PWD: run from the {2} checkout or give "
+                      "recipebook launch --workdir DIR\" >&2; exit 1; fi",
+                      script, spec.name, repo)};
+}
+
+std::string missing_settings_comment(const LaunchSpec& spec, bool container_target, bool has_image) {
+  std::string out;
+  if (container_target && !has_image)
+    out += "# Warning: no container image given (--container-image): each node runs torchrun in its own\n"
+           "# environment, which must have Megatron-Bridge / Megatron-LM and their Python packages.\n";
+  if (spec.workdir.empty())
+    out += fmt::format("# Warning: no working folder given (--workdir): {} is relative, so this runs from the\n"
+                       "# folder it is started in, which must be the {} checkout.\n",
+                       entry_script(spec), spec.framework == Framework::kBridge ? "Megatron-Bridge" : "Megatron-LM");
+  return out;
 }
 
 std::string shell_quote(std::string_view word) {
@@ -216,6 +241,7 @@ std::string render_shell_script(const LaunchSpec& spec, const std::vector<std::s
   const int nodes = spec.nodes();
   std::string out = "#!/usr/bin/env bash\n";
   append_header(out, spec, target);
+  out += missing_settings_comment(spec, false, false);
   out += "set -eo pipefail\n";
   if (!spec.workdir.empty()) out += "\ncd " + shell_quote(spec.workdir) + "\n";
   append_env(out, spec);
@@ -250,6 +276,7 @@ std::string render_shell_script(const LaunchSpec& spec, const std::vector<std::s
   if (spec.probe) {
     for (const auto& line : probe_lines(spec, command)) out += line + "\n";
   } else {
+    for (const auto& line : entry_guard_lines(spec)) out += line + "\n";
     out += command + "\n";
   }
   return out;

@@ -152,12 +152,12 @@ TEST(LaunchBridge, ProbeRunsWithoutGpusAndChangesNothingElse) {
   EXPECT_EQ(seen["NCCL_NVLS_ENABLE"], "1");
   EXPECT_TRUE(contains(r.out, "RB_PROBE_CMD uv run python -m torch.distributed.run --nnodes=1 --node_rank=0"));
   EXPECT_TRUE(contains(r.out, "--recipe llama3_8b_pretrain_config"));
-  // Everything but the header's probe remark and the launch line is the same.
+  // Everything but the header's probe remark and the launch lines (the entry-point guard, torchrun) is the same.
   auto strip = [](const std::string& t) {
     std::vector<std::string> keep;
     for (const auto& l : test::lines_of(t))
       if (l.rfind("# Written by", 0) != 0 && l.rfind("uv run", 0) != 0 && l.rfind("# --probe", 0) != 0 &&
-          l.rfind("echo ", 0) != 0 && l.rfind("for rb_var", 0) != 0)
+          l.rfind("echo ", 0) != 0 && l.rfind("for rb_var", 0) != 0 && l.rfind("if [ ! -f ", 0) != 0)
         keep.push_back(l);
     return keep;
   };

@@ -29,6 +29,7 @@ Result<std::string> render_slurm(const LaunchSpec& spec) {
   out += fmt::format("#SBATCH --output={}\n", sl.output.empty() ? spec.name + "-%j.out" : sl.output);
   append_header(out, spec, "slurm");
   if (!sl.gres) out += "# No GPUs requested (--no-gres): for probes on clusters without GPU GRES.\n";
+  out += missing_settings_comment(spec, true, container);
   out += "set -eo pipefail\n";
   if (!spec.workdir.empty() && !container) out += "\ncd " + shell_quote(spec.workdir) + "\n";
   append_env(out, spec);
@@ -52,6 +53,7 @@ Result<std::string> render_slurm(const LaunchSpec& spec) {
         "ntasks=${SLURM_NTASKS} nnodes=${SLURM_NNODES} nodelist=${SLURM_JOB_NODELIST}\"");
     for (auto& line : probe_lines(spec, command)) node.push_back(std::move(line));
   } else {
+    for (auto& line : entry_guard_lines(spec)) node.push_back(std::move(line));
     node.push_back("exec " + command);
   }
 

@@ -142,4 +142,44 @@ inline std::vector<std::string> lines_of(const std::string& text) {
   return out;
 }
 
+// The words of the bash array `name=( ... )` in a rendered script, as bash would pass them: bare
+// words, single-quoted words ('\'' for a quote) and double-quoted words (the "${MODEL_ARGS[@]}"
+// placeholder is kept as it is written). Empty when the script has no such array.
+inline std::vector<std::string> array_words(const std::string& script, const std::string& name) {
+  std::vector<std::string> words;
+  const std::string open = name + "=(\n";
+  const size_t start = script.find(open);
+  if (start == std::string::npos) return words;
+  const size_t end = script.find("\n)", start);
+  const std::string body = script.substr(start + open.size(), end == std::string::npos ? std::string::npos : end - start - open.size());
+  std::string w;
+  bool in_word = false;
+  for (size_t i = 0; i < body.size(); ++i) {
+    const char c = body[i];
+    if (c == ' ' || c == '\n' || c == '\t') {
+      if (in_word) words.push_back(w);
+      w.clear();
+      in_word = false;
+    } else if (c == '\'') {
+      const size_t close = body.find('\'', i + 1);
+      w += body.substr(i + 1, close - i - 1);
+      i = close;
+      in_word = true;
+    } else if (c == '"') {
+      const size_t close = body.find('"', i + 1);
+      w += body.substr(i, close - i + 1);  // kept with its quotes: the placeholder word
+      i = close;
+      in_word = true;
+    } else if (c == '\\' && i + 1 < body.size()) {
+      w += body[++i];
+      in_word = true;
+    } else {
+      w += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(w);
+  return words;
+}
+
 }  // namespace rb::test
