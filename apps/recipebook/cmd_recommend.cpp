@@ -24,14 +24,6 @@
 namespace rb::cli {
 namespace {
 
-// The dataset run_recipe.py gets (REFERENCES.md E lists its names): mock data for pretraining, SQuAD
-// for text fine-tuning, CORD-v2 (images) for a vision-language model.
-std::string default_dataset(Mode mode, const Model& m, const RecipeSetup& s) {
-  if (mode == Mode::kPretrain) return "mock";
-  const bool vlm = m.vision.layers > 0 || vl_recipe(s.recipe);
-  return vlm ? "cord-v2" : "squad";
-}
-
 // The launch recommend's answer is: the recipe it starts from and the resized layout, batch and
 // sequence, as the JSON `recommend --json` writes under "launch". `recipebook launch FILE.json`
 // reads the same object back (emit/launch_plan.cpp), so the command printed here and the one launch
@@ -302,9 +294,9 @@ int run_recommend(const RecommendOptions& opts, const Context& ctx, const Catalo
   // Command, then the rules on what it runs.
   const bool bridge = rec.framework == "megatron-bridge";
   std::string dataset = opts.dataset;
-  if (bridge && rec.kind != RecipeKind::kPerformance && dataset.empty()) {
+  if (bridge && dataset.empty()) {
     const YNode* d = node_at(r.setup.entry->tree, "workload.dataset.name");
-    dataset = d != nullptr && d->is_scalar() ? d->text : default_dataset(r.mode, r.model, r.setup);
+    dataset = bridge_dataset(r.mode, r.model, rec, d != nullptr && d->is_scalar() ? std::string_view(d->text) : std::string_view());
   }
   const std::string recipe_model = r.setup.model ? r.setup.model->name : rec.model;
   if (r.score.model != ModelMatch::kSame) {

@@ -135,7 +135,10 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
     auto tree = catalog.resolved_tree(r.name);  // env gates may come from an `extends` base
     add_env_gates(tree ? *tree : entry->tree, spec.env);
     spec.framework = r.framework == "megatron-bridge" ? Framework::kBridge : Framework::kMegatronLm;
-    if (spec.framework == Framework::kBridge) spec.bridge_recipe = bridge_entry(r);
+    if (spec.framework == Framework::kBridge) {
+      spec.bridge_recipe = bridge_entry(r);
+      spec.bridge_benchmark = r.kind == RecipeKind::kPerformance;
+    }
   }
 
   // Flags override the recipe or plan entry.
@@ -198,12 +201,14 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
     auto b = catalog.find_recipe(req.bridge_recipe);
     if (!b) return tl::unexpected(b.error());
     spec.bridge_recipe = bridge_entry((*b)->recipe);
+    spec.bridge_benchmark = (*b)->recipe.kind == RecipeKind::kPerformance;
     if (entry == nullptr)
       spec.base = layout_recorded(catalog, **b, spec.model_ir) ? std::optional((*b)->recipe.layout) : std::nullopt;
     spec.framework = Framework::kBridge;
   } else if (entry == nullptr && forced.value_or(Framework::kBridge) == Framework::kBridge) {
     if (const RecipeEntry* base = find_bridge_base(catalog, spec, hw)) {
       spec.bridge_recipe = bridge_entry(base->recipe);
+      spec.bridge_benchmark = base->recipe.kind == RecipeKind::kPerformance;
       if (layout_recorded(catalog, *base, spec.model_ir)) spec.base = base->recipe.layout;
       notes.push_back("Megatron-Bridge: starting from recipe " + base->recipe.name +
                       " with the layout, batch and features as overrides");
