@@ -4,6 +4,7 @@
 
 #include "recipebook/catalog/catalog_internal.hpp"
 #include "recipebook/catalog/hardware_yaml.hpp"
+#include "recipebook/catalog/model_source.hpp"
 #include "recipebook/catalog/model_yaml.hpp"
 #include "recipebook/catalog/recipe_yaml.hpp"
 
@@ -57,6 +58,8 @@ FileCheck check_entry(const Catalog& cat, std::string_view text, const std::stri
   switch (kind) {
     case EntryKind::kModel: {
       auto m = model_from_yaml(stored, conv);
+      if (m) apply_model_source(stored, file, *m, conv);
+      if (has_errors(conv)) m.reset();
       merge();
       if (m && schema_ok) fc.model = ModelEntry{std::move(*m), std::move(stored), origin};
       break;
