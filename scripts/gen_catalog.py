@@ -1083,6 +1083,46 @@ def hardware_docs(gpus_rows):
 # Models
 # ==================================================================================================
 
+MODEL_CONFIGS_TSV = os.path.join(os.path.dirname(os.path.abspath(__file__)), "model_configs.tsv")
+MODEL_KINDS = ("diffusion", "template")
+CONFIG_USES = ("config", "pending") + MODEL_KINDS
+
+
+def read_model_configs(path=MODEL_CONFIGS_TSV):
+    """scripts/model_configs.tsv: where each stub model's architecture comes from.
+
+    Columns: model (catalog name), use, hf_config (a file under catalog/models/, or -), source.
+      use = config     the entry says `hf_config: <file>`; the C++ loader reads the architecture from it
+      use = pending    the file is kept, but today's config.json reader refuses it: the entry stays a stub
+                       whose source says so (switch to `config` once the reader takes it)
+      use = diffusion  `kind: diffusion`, a model the estimator does not model (no file)
+      use = template   `kind: template`, a recipe model with no fixed shape (its sizes are set per run; no file)
+    The config.json files are data read only by the C++ reader (src/recipebook/catalog/hf_config.cpp);
+    this script never parses them, it only checks that they exist."""
+    out = OD()
+    if not os.path.exists(path):
+        return out
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line.strip() or line.startswith("#"):
+                continue
+            cols = line.split("\t")
+            if len(cols) != 4:
+                raise SystemExit("%s:%d: expected 4 tab-separated columns (model, use, hf_config, source)" % (path, n))
+            name, use, cfg, source = (c.strip() for c in cols)
+            if use not in CONFIG_USES:
+                raise SystemExit("%s:%d: use %r is not one of %s" % (path, n, use, ", ".join(CONFIG_USES)))
+            if (cfg == "-") != (use in MODEL_KINDS):
+                raise SystemExit("%s:%d: %s needs %s" % (path, n, use, "no file (-)" if use in MODEL_KINDS else "a file"))
+            if name in out:
+                raise SystemExit("%s:%d: %s is listed twice" % (path, n, name))
+            if not source:
+                raise SystemExit("%s:%d: %s has no source" % (path, n, name))
+            out[name] = (use, None if cfg == "-" else cfg, source)
+    return out
+
+
 def model_docs(models_rows):
     docs = OD()
     for row in models_rows:
@@ -1166,6 +1206,10 @@ def model_docs(models_rows):
         d["architecture"] = arch
         d["published"] = drop_none(published)
         docs[name] = d
+    configs = read_model_configs()
+    unknown = sorted(set(configs) - set(STUB_MODELS))
+    if unknown:
+        raise SystemExit("scripts/model_configs.tsv names models that are not stubs: %s" % ", ".join(unknown))
     for name, (aliases, family, hf_id, like, note) in STUB_MODELS.items():
         d = OD()
         d["name"] = name
@@ -1175,12 +1219,34 @@ def model_docs(models_rows):
             d["family"] = family
         d["aliases"] = aliases
         d["source"] = None  # filled from the recipes and measured rows that name it
-        if like:
+        use, cfg, cfg_source = configs.get(name, (None, None, None))
+        if use == "config":
+            d["hf_config"] = cfg
+        elif use in MODEL_KINDS:
+            d["kind"] = use
+        d["_config"] = (use, cfg, cfg_source)
+        if like and use != "config":  # architecture_like is for stubs
             d["architecture_like"] = like
         if note:
             d["notes"] = note
         docs[name] = d
     return docs
+
+
+def stub_source(d, refs):
+    """The `source` of a model without an architecture section, from model_configs.tsv and its users."""
+    use, cfg, cfg_source = d.pop("_config", (None, None, None))
+    named = "Named by %s." % ("; ".join(refs) if refs else "no recipe")
+    if use == "config":
+        return "Architecture read from its config.json, catalog/models/%s (%s). %s" % (cfg, cfg_source, named)
+    if use == "diffusion":
+        return "A diffusion model (%s): the estimator models decoder-only language models, so it has no architecture here. %s" % (cfg_source, named)
+    if use == "template":
+        return "No fixed architecture (%s): each run sets its sizes, so give a config.json to size one. %s" % (cfg_source, named)
+    if use == "pending":
+        return ("%s Its config.json is kept at catalog/models/%s (%s), but today's config.json reader refuses it, "
+                "so its architecture is not in the catalog yet (a stub)." % (named, cfg, cfg_source))
+    return "%s Its architecture is not in the catalog yet (a stub: name and aliases only)." % named
 
 
 class Resolver:
@@ -1746,9 +1812,10 @@ def generate(root, data_dir):
         named_by[m].add("measured_megatron_bridge.csv model %r (%s)" % (row["model"], row["source_file"]))
     for name, d in models.items():
         if d.get("source") is None:
-            refs = sorted(named_by.get(name, []))
-            d["source"] = ("Named by %s. Its architecture is not in the catalog yet (a stub: name and aliases only)."
-                           % ("; ".join(refs) if refs else "no recipe"))
+            d["source"] = stub_source(d, sorted(named_by.get(name, [])))
+        cfg = d.get("hf_config")
+        if cfg and not os.path.exists(os.path.join(root, "catalog", "models", cfg)):
+            raise SystemExit("%s: hf_config %s is not under catalog/models/" % (name, cfg))
 
     # Unique names: a recipe function that appears twice keeps its name for the first (performance)
     # record; the other gets "-<kind>" (and "-<variant>" if that is still ambiguous).
@@ -1795,8 +1862,9 @@ def generate(root, data_dir):
         files[path] = dump(r, header("Recipe record (format: docs/catalog-format.md; schema: catalog/schema/recipe.schema.yaml)."))
     written, removed = write_all(root, files)
     attached = sum(len(r.get("measurements", [])) for r in records if r["kind"] != "measured")
-    print("generated: %d hardware, %d models (%d with architecture), %d recipe records (%d from megatron_bridge_recipes.csv, %d measured)"
-          % (len(hw), len(models), sum(1 for d in models.values() if "architecture" in d), len(records),
+    print("generated: %d hardware, %d models (%d with architecture, %d from config.json, %d of a kind without one), %d recipe records (%d from megatron_bridge_recipes.csv, %d measured)"
+          % (len(hw), len(models), sum(1 for d in models.values() if "architecture" in d),
+             sum(1 for d in models.values() if "hf_config" in d), sum(1 for d in models.values() if "kind" in d), len(records),
              len(records) - len(made), len(made)))
     print("files: %d written or changed, %d stale removed" % (written, removed))
     print("measured rows: %d attached to recipe records, %d made measured records" % (attached, len(made)))
@@ -1903,6 +1971,10 @@ def check(root, verbose=False):
     # Architectures: hybrid pattern length, parameter counts, seed 002's active count
     counts = {}
     for path, d in docs["model"]:
+        if d.get("hf_config") and not os.path.isfile(os.path.join(os.path.dirname(os.path.join(root, path)), d["hf_config"])):
+            errors.append("%s: hf_config %s names no file" % (path, d["hf_config"]))
+        if d.get("hf_config") and d.get("architecture"):
+            errors.append("%s: has both architecture and hf_config" % path)
         a = d.get("architecture")
         if not a:
             continue

@@ -100,6 +100,23 @@ TEST(EstimateCli, UsageErrorsNameTheFlag) {
   }
 }
 
+// A catalog model sized from its config.json (hf_config) estimates like any other; a diffusion model
+// says what it is instead of "not in the catalog yet".
+TEST(EstimateCli, ModelsFromConfigJsonAreSizedAndDiffusionModelsSaySo) {
+  EstimateOptions o = llama8b_on_8();
+  o.args.model = "llama31_8b";
+  const Out sized = run(o, true);
+  ASSERT_EQ(sized.rc, kExitOk) << sized.err;
+  EXPECT_NE(sized.out.find("8030261248"), std::string::npos) << sized.out.substr(0, 2000);
+
+  o.args.model = "flux_12b";
+  const Out flux = run(o);
+  EXPECT_EQ(flux.rc, kExitUsage);
+  EXPECT_NE(flux.err.find("FLUX-12B is a diffusion model: the estimator models decoder-only language models"),
+            std::string::npos)
+      << flux.err;
+}
+
 TEST(EstimateCli, UnevenPipelineSplitIsSuggestedThenAccepted) {
   // 32 layers over PP 3: the rule names the most balanced first/last split as flags to pass.
   EstimateOptions o = llama8b_on_8();

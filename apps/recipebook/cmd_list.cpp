@@ -24,6 +24,14 @@ std::string layout_cell(const Recipe& r) {
   return s;
 }
 
+// "yes", "config.json" (read from the model's public config.json), the kind of a model the estimator
+// does not model ("diffusion"), or "not yet" (a stub).
+std::string architecture_cell(const ModelEntry& e) {
+  const Model& m = e.model;
+  if (!m.has_architecture) return m.kind.empty() ? "not yet" : m.kind;
+  return e.tree.get("hf_config") != nullptr ? "config.json" : "yes";
+}
+
 int list_models(const Catalog& cat, const ListOptions& o, const Context& ctx) {
   Json arr = Json::array();
   Table t({{"name"}, {"hf_id"}, {"family"}, {"layers", Align::kRight}, {"hidden", Align::kRight},
@@ -37,7 +45,7 @@ int list_models(const Catalog& cat, const ListOptions& o, const Context& ctx) {
     arr.push_back(model_json(e));
     t.add_row({m.name, m.hf_id, m.family, m.has_architecture ? std::to_string(m.num_layers()) : "",
                m.has_architecture ? std::to_string(m.hidden) : "",
-               m.moe.experts > 0 ? std::to_string(m.moe.experts) : "", m.has_architecture ? "yes" : "not yet"});
+               m.moe.experts > 0 ? std::to_string(m.moe.experts) : "", architecture_cell(e)});
   }
   if (ctx.json) {
     ctx.out << arr.dump(2) << "\n";

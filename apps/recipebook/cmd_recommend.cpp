@@ -9,6 +9,7 @@
 #include <ostream>
 #include <thread>
 
+#include "recipebook/catalog/model_source.hpp"
 #include "recipebook/catalog/record_check.hpp"
 #include "recipebook/catalog/record_facts.hpp"
 #include "recipebook/catalog_access.hpp"
@@ -253,8 +254,10 @@ int run_recommend(const RecommendOptions& opts, const Context& ctx, const Catalo
   // Resize, when the model has a shape and the GPU has figures.
   const Recipe& rec = r.setup.recipe;
   if (!r.model.has_architecture) {
-    r.unsized_reason = r.model.name + " has no architecture in the catalog, so the layout cannot be sized or "
-                       "estimated; give its Hugging Face config.json as --model to size it";
+    r.unsized_reason = r.model.kind.empty()
+                           ? r.model.name + " has no architecture in the catalog, so the layout cannot be sized or "
+                                            "estimated; give its Hugging Face config.json as --model to size it"
+                           : no_architecture_reason(r.model) + ", so the layout cannot be sized or estimated";
   } else if (!r.hardware.has_specs || r.hardware.memory_bytes <= 0) {
     r.unsized_reason = "the catalog has no memory or peak figures for " + r.hardware.name +
                        ", so the layout cannot be sized or estimated";

@@ -4,6 +4,7 @@
 
 #include <ostream>
 
+#include "recipebook/catalog/model_source.hpp"
 #include "recipebook/catalog_access.hpp"
 #include "recipebook/core/strings.hpp"
 #include "recipebook/core/units.hpp"
@@ -68,7 +69,9 @@ void print_model(const ModelEntry& e, const Context& ctx) {
   const Model& m = e.model;
   ctx.out << fmt::format("{:<13}{}\n{:<13}{}\n{:<13}{}\n", "name", m.name, "hf_id", m.hf_id, "family", m.family);
   if (!m.has_architecture) {
-    ctx.out << fmt::format("{:<13}{}\n", "architecture", "not in the catalog yet (give a config.json path)");
+    ctx.out << fmt::format("{:<13}{}\n", "architecture",
+                           m.kind.empty() ? "not in the catalog yet (give a config.json path)"
+                                          : no_architecture_reason(m));
   } else {
     ctx.out << fmt::format("{:<13}{} layers, hidden {}, {} heads ({} KV), vocab {}\n", "shape", m.num_layers(),
                            m.hidden, m.attn.heads, m.attn.kv_heads, m.vocab);

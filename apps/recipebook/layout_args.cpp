@@ -5,6 +5,7 @@
 #include <array>
 #include <limits>
 
+#include "recipebook/catalog/model_source.hpp"
 #include "recipebook/core/strings.hpp"
 
 namespace rb::cli {
@@ -41,8 +42,8 @@ Result<Setup> resolve_setup(const LayoutArgs& a, const Catalog& catalog, bool js
   auto model = catalog.find_model(a.model);
   if (!model) return fail(fl("model") + ": " + model.error().message, {}, model.error().fix);
   if (!model->has_architecture)
-    return fail(fl("model") + ": the catalog names " + model->name + " but does not have its architecture yet", {},
-                "give the path to its Hugging Face config.json instead");
+    return fail(fl("model") + ": " + no_architecture_reason(*model), {},
+                model->kind.empty() ? "give the path to its Hugging Face config.json instead" : "");
   s.model = *model;
   auto hw = catalog.find_hardware(a.gpu);
   if (!hw) return fail(fl("gpu") + ": " + hw.error().message, {}, hw.error().fix);

@@ -4,6 +4,7 @@
 
 #include "recipebook/catalog/catalog_internal.hpp"
 #include "recipebook/catalog/hardware_yaml.hpp"
+#include "recipebook/catalog/model_source.hpp"
 #include "recipebook/catalog/model_yaml.hpp"
 #include "recipebook/catalog/recipe_yaml.hpp"
 
@@ -57,6 +58,8 @@ FileCheck check_entry(const Catalog& cat, std::string_view text, const std::stri
   switch (kind) {
     case EntryKind::kModel: {
       auto m = model_from_yaml(stored, conv);
+      if (m) apply_model_source(stored, file, *m, conv);
+      if (has_errors(conv)) m.reset();
       merge();
       if (m && schema_ok) fc.model = ModelEntry{std::move(*m), std::move(stored), origin};
       break;
@@ -100,21 +103,20 @@ FileCheck Catalog::check_file(const std::string& path, std::optional<EntryKind> 
 
 namespace {
 
-// The innermost catalog folder of a path ("recipes/models-x/a.yaml" is a recipe), if any.
+// The catalog folder a path is in: models/ and hardware/ hold their files directly (models/hf/ holds
+// config.json data, not entries), recipes/ at any depth (recipes/<model>/<gpu>/x.yaml). So a folder
+// merely named "models" higher up ("/work/models/tests/r.yaml") says nothing.
 std::optional<EntryKind> folder_kind(std::string_view path) {
   std::string p = "/";
   p += path;
-  const size_t r = p.rfind("/recipes/"), m = p.rfind("/models/"), h = p.rfind("/hardware/");
-  size_t best = std::string::npos;
-  std::optional<EntryKind> kind;
-  for (const auto& [pos, k] : {std::pair{r, EntryKind::kRecipe}, std::pair{m, EntryKind::kModel},
-                               std::pair{h, EntryKind::kHardware}}) {
-    if (pos != std::string::npos && (best == std::string::npos || pos > best)) {
-      best = pos;
-      kind = k;
-    }
-  }
-  return kind;
+  const size_t slash = p.rfind('/');  // p starts with '/', so there is one
+  const size_t parent = slash == 0 ? 0 : p.rfind('/', slash - 1);
+  const std::string_view dir =
+      slash == 0 ? std::string_view() : std::string_view(p).substr(parent + 1, slash - parent - 1);
+  if (dir == "models") return EntryKind::kModel;
+  if (dir == "hardware") return EntryKind::kHardware;
+  if (p.rfind("/recipes/") != std::string::npos) return EntryKind::kRecipe;
+  return std::nullopt;
 }
 
 }  // namespace

@@ -246,6 +246,13 @@ TEST(Catalog, ModelByPathAndCheckFile) {
   EXPECT_EQ(Catalog::kind_of_path("catalog/models/x.yaml"), EntryKind::kModel);
   EXPECT_EQ(Catalog::kind_of_path("/a/hardware/h.yaml"), EntryKind::kHardware);
   EXPECT_EQ(Catalog::kind_of_path("my_recipe.yaml"), EntryKind::kRecipe);
+  EXPECT_EQ(Catalog::kind_of_path("catalog/recipes/m/h100/r.yaml"), EntryKind::kRecipe);
+  EXPECT_EQ(Catalog::kind_of_path("recipes/models-x/a.yaml"), EntryKind::kRecipe);
+  EXPECT_EQ(Catalog::kind_of_path("/x/recipes/y/models/m.yaml"), EntryKind::kModel);
+  // A folder named like a catalog folder higher up does not make a file an entry of that kind (a
+  // checkout in /work/wt/models: its tests/invalid/*.yaml recipes were read as models).
+  EXPECT_FALSE(Catalog::kind_of_path("/work/wt/models/tests/invalid/r.yaml") == EntryKind::kModel);
+  EXPECT_EQ(Catalog::kind_of_path("/srv/hardware/notes/g.yaml"), EntryKind::kRecipe);
   // Outside a catalog folder the keys decide; a folder beats the keys.
   const std::string loose_model = dir.write("loose/m.yaml", "name: m\narchitecture: {hidden: 8}\n");
   EXPECT_EQ(builtin().check_file(loose_model).kind, EntryKind::kModel);

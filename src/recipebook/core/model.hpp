@@ -104,6 +104,7 @@ struct Model {
   std::vector<std::string> aliases;  // other names: Megatron-Bridge stems, measured-table names
 
   bool has_architecture = true;  // false for a catalog entry that names a model but has no shape yet
+  std::string kind;  // "" = a decoder-only language model; else a kind the estimator does not model ("diffusion")
 
   int64_t hidden = 0;
   int64_t vocab = 0;
