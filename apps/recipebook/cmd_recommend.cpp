@@ -2,6 +2,8 @@
 // planner (search/planner.hpp), check (rules/check_layout.hpp) and the command (emit/launch.hpp).
 #include "recipebook/cmd_recommend.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -15,6 +17,7 @@
 #include "recipebook/catalog_access.hpp"
 #include "recipebook/cmd_recommend_internal.hpp"
 #include "recipebook/core/strings.hpp"
+#include "recipebook/core/units.hpp"
 #include "recipebook/emit/catalog_json.hpp"
 #include "recipebook/emit/launch.hpp"
 #include "recipebook/emit/launch_spec.hpp"
@@ -125,13 +128,18 @@ PlanComparison compare_with_plan(const Recommendation& r, const PreparedModel& p
   if (req.fixed.max_mbs < Constraints{}.max_mbs) narrowed.push_back("MBS <= " + std::to_string(req.fixed.max_mbs));
   if (!narrowed.empty())
     out.note = "planner search narrowed to " + join_words(narrowed) + " to answer quickly; `recipebook plan` searches them all";
-  auto res = plan(PlanInputs{&pm, &prm, &r.hardware}, req);
+  const PlanInputs in{&pm, &prm, &r.hardware};
+  auto res = plan(in, req);
   if (!res) {
     out.note = res.error().message;
     return out;
   }
   if (res->top.empty()) {
     out.note = "the planner finds no layout that fits either" + (out.note.empty() ? "" : " (" + out.note + ")");
+    // plan's own answer to "what would fit" (more GPUs first among its relaxations).
+    const PlanAdvice a = advise(in, req, *res);
+    out.would_fit = a.relaxations;
+    out.most_gpus_tried = a.most_gpus_tried;
     return out;
   }
   out.ran = true;
@@ -302,7 +310,15 @@ int run_recommend(const RecommendOptions& opts, const Context& ctx, const Catalo
     dataset = bridge_dataset(r.mode, r.model, rec, d != nullptr && d->is_scalar() ? std::string_view(d->text) : std::string_view());
   }
   const std::string recipe_model = r.setup.model ? r.setup.model->name : rec.model;
-  if (r.score.model != ModelMatch::kSame) {
+  if (r.sized && !r.resized.fits()) {
+    r.command.framework = rec.framework;
+    r.command.notes.push_back(
+        r.resized.estimate.valid
+            ? fmt::format("no runnable command: the layout needs {} of the {} of one {} (see Prediction)",
+                          format_bytes(r.resized.estimate.memory.worst.peak_bytes),
+                          format_bytes(r.resized.estimate.memory.worst.capacity_bytes), r.hardware.name)
+            : "no runnable command: the estimator refuses this layout (see Prediction)");
+  } else if (r.score.model != ModelMatch::kSame) {
     // The recipe trains its own model: a command that runs it would train that one, not the asked.
     r.command.framework = rec.framework;
     r.command.notes.push_back("no runnable command: " + rec.name + " trains " + recipe_model + ", not " +

@@ -13,6 +13,7 @@
 #include "recipebook/cmd_recommend.hpp"
 #include "recipebook/estimate/estimate.hpp"
 #include "recipebook/rules/rule.hpp"
+#include "recipebook/search/advice.hpp"
 #include "recipebook/search/resize.hpp"
 
 namespace rb::cli {
@@ -25,6 +26,9 @@ struct PlanComparison {
   Estimate estimate;
   double ratio = 0;  // plan's tokens/s/GPU over the resized recipe's
   std::vector<std::string> differences;  // "TP 2 vs 1": the recipe's value first
+  // When no layout fits the asked GPUs: what would (plan's advice: more GPUs, recompute, ...).
+  std::vector<Relaxation> would_fit;
+  int most_gpus_tried = 0;
 };
 
 // What runs the recipe: Megatron-Bridge run_recipe.py under torchrun (seed 004's form), or the

@@ -46,6 +46,31 @@ void kv(std::ostream& out, std::string_view key, const std::string& value) {
   out << fmt::format("  {:<13}{}\n", key, value);
 }
 
+// The planner's best for the same request, or what would fit when nothing does.
+void print_plan_comparison(const Recommendation& r, std::ostream& out) {
+  const PlanComparison& p = r.plan;
+  if (p.ran) {
+    const std::string diff = p.differences.empty() ? "the same layout" : "differs in " + join(p.differences, ", ") + " (this layout's value first)";
+    const std::string ratio = p.ratio > 0 ? fmt::format("{:.2f}x this layout", p.ratio) : "this layout does not fit";
+    kv(out, "vs plan", fmt::format("the planner's best is {}: {} tokens/s/GPU, {}; {}", layout_summary(p.layout),
+                                   grouped(p.estimate.tokens_per_s_per_gpu), ratio, diff));
+    if (!p.note.empty()) kv(out, "", p.note);
+    if (!r.resized.estimate.fits() && p.estimate.fits())
+      kv(out, "", "the resized recipe does not fit but the planner's layout does: start from it (`recipebook plan`)");
+  } else if (!p.note.empty()) {
+    kv(out, "vs plan", p.note);
+  }
+  for (const Relaxation& x : p.would_fit) {
+    std::string line = fmt::format("{}: {} layouts fit", x.change, grouped(static_cast<double>(x.fit)));
+    if (x.best)
+      line += fmt::format("; best {} on {} GPUs, {} tokens/s/GPU, peak {}", layout_summary(x.best->layout), x.best->gpus,
+                          grouped(x.best->estimate.tokens_per_s_per_gpu), format_bytes(x.best->estimate.memory.worst.peak_bytes));
+    kv(out, "would fit", line);
+  }
+  if (!p.ran && p.would_fit.empty() && p.most_gpus_tried > 0)
+    kv(out, "would fit", fmt::format("nothing fits on up to {} GPUs with these settings", p.most_gpus_tried));
+}
+
 void print_prediction(const Recommendation& r, std::ostream& out) {
   const Estimate& e = r.resized.estimate;
   if (!r.sized) {
@@ -54,11 +79,20 @@ void print_prediction(const Recommendation& r, std::ostream& out) {
   }
   if (!e.valid) {
     kv(out, "invalid", std::string("the estimator refuses this layout: ") + std::string(invalid_reason_name(e.reason)));
+    print_plan_comparison(r, out);
     return;
   }
   const auto& m = e.memory.worst;
-  kv(out, "fits", fmt::format("{}: peak {} of {} (pipeline rank {})", e.fits() ? "yes" : "NO", format_bytes(m.peak_bytes),
-                              format_bytes(m.capacity_bytes), m.stage));
+  if (e.fits()) {
+    kv(out, "fits", fmt::format("yes: peak {} of {} (pipeline rank {})", format_bytes(m.peak_bytes),
+                                format_bytes(m.capacity_bytes), m.stage));
+  } else {
+    kv(out, "fits", fmt::format("NO: peak {} of {} on pipeline rank {}, over by {}; weights, gradients and optimizer "
+                                "state alone {}",
+                                format_bytes(m.peak_bytes), format_bytes(m.capacity_bytes), m.stage,
+                                format_bytes(m.peak_bytes - m.capacity_bytes),
+                                format_bytes(m.weights_bytes + m.quantized_weights_bytes + m.grads_bytes + m.optimizer_bytes)));
+  }
   const int gpus = r.resized.cluster.gpus;
   kv(out, "throughput", fmt::format("{} tokens/s/GPU, {} tokens/s on {} GPU{}", grouped(e.tokens_per_s_per_gpu),
                                     grouped(e.tokens_per_s_per_gpu * gpus), gpus, gpus == 1 ? "" : "s"));
@@ -71,18 +105,7 @@ void print_prediction(const Recommendation& r, std::ostream& out) {
   else
     kv(out, "cost", fmt::format("no public price for {} in the catalog; {:.4f} GPU-hours per million tokens", r.hardware.name,
                                 e.tokens_per_s_per_gpu > 0 ? 1e6 / (e.tokens_per_s_per_gpu * 3600) : 0.0));
-  const PlanComparison& p = r.plan;
-  if (p.ran) {
-    const std::string diff = p.differences.empty() ? "the same layout" : "differs in " + join(p.differences, ", ") + " (this layout's value first)";
-    const std::string ratio = p.ratio > 0 ? fmt::format("{:.2f}x this layout", p.ratio) : "this layout does not fit";
-    kv(out, "vs plan", fmt::format("the planner's best is {}: {} tokens/s/GPU, {}; {}", layout_summary(p.layout),
-                                   grouped(p.estimate.tokens_per_s_per_gpu), ratio, diff));
-    if (!p.note.empty()) kv(out, "", p.note);
-    if (!e.fits() && p.estimate.fits())
-      kv(out, "", "the resized recipe does not fit but the planner's layout does: start from it (`recipebook plan`)");
-  } else if (!p.note.empty()) {
-    kv(out, "vs plan", p.note);
-  }
+  print_plan_comparison(r, out);
   if (r.measured) {
     const auto& mm = *r.measured;
     kv(out, "measured", fmt::format("{} tokens/s/GPU on {} x {}, {}, sequence {}, global batch {} ({})",
@@ -314,6 +337,17 @@ Json recommendation_json(const Recommendation& r) {
     pl["ratio"] = r.plan.ratio;
     pl["differences"] = r.plan.differences;
     pl["fits"] = r.plan.estimate.fits();
+  }
+  Json& wf = pl["would_fit"] = Json::array();
+  for (const Relaxation& x : r.plan.would_fit) {
+    Json w{{"change", x.change}, {"fit", x.fit}};
+    if (x.best) {
+      w["gpus"] = x.best->gpus;
+      w["layout"] = layout_json(x.best->layout);
+      w["tokens_per_s_per_gpu"] = x.best->estimate.tokens_per_s_per_gpu;
+      w["peak_bytes"] = x.best->estimate.memory.worst.peak_bytes;
+    }
+    wf.push_back(w);
   }
   Json& pf = j["pitfalls"] = Json::array();
   for (const auto& f : r.pitfalls)
