@@ -69,6 +69,7 @@ Json outcome_json(const Setup& s, const Outcome& o) {
   j["seq"] = s.workload.seq;
   j["gbs"] = s.workload.gbs;
   j["layout"] = layout_json(s.layout);
+  if (s.layout.dp < 1) j["layout"]["dp"] = nullptr;  // the GPUs do not divide by TP x PP x CP (a rule error)
   j["params_total"] = o.params.total;
   j["params_active"] = o.params.active;
   j["warnings"] = Json::array();
@@ -86,11 +87,15 @@ Json outcome_json(const Setup& s, const Outcome& o) {
   j["tokens_per_s_per_gpu"] = e.tokens_per_s_per_gpu;
   j["step_time_s"] = e.step_time_s;
   j["model_tflops_per_gpu"] = e.model_tflops_per_gpu;
-  j["mfu"] = e.mfu;
+  j["mfu"] = e.mfu;  // against the dense peak of the layout's precision class (docs/model.md)
+  j["mfu_peak"] = std::string(precision_class_label(s.layout.precision));
+  j["mfu_bf16"] = e.mfu_bf16;
   j["flops_per_token"] = e.model_flops_per_token;
   j["microbatches"] = e.microbatches;
   j["memory"] = {{"peak_bytes", e.memory.worst.peak_bytes},
                  {"capacity_bytes", e.memory.worst.capacity_bytes},
+                 {"headroom_bytes", e.memory.worst.headroom_bytes()},
+                 {"required_headroom_bytes", e.memory.worst.required_headroom_bytes},
                  {"fits", e.memory.worst.fits},
                  {"stage", e.memory.worst.stage},
                  {"parts", memory_parts_json(e.memory.worst)}};
@@ -105,6 +110,17 @@ Json outcome_json(const Setup& s, const Outcome& o) {
 
 std::string gib(double bytes) { return fmt::format("{:.1f} GiB", bytes / (1024.0 * 1024.0 * 1024.0)); }
 
+// "DP 4", or why there is none: DP is derived as gpus / (TP x PP x CP), never printed as 0.
+std::string dp_text(const Setup& s) {
+  const Layout& l = s.layout;
+  if (l.dp >= 1) return fmt::format("DP {}", l.dp);
+  return fmt::format("no DP ({} GPUs are not a multiple of TP x PP x CP = {})", s.cluster.gpus,
+                     static_cast<int64_t>(l.tp) * l.pp * l.cp);
+}
+
+// A layout is a runnable answer only when it fits: estimate's exit code and --batch's failures.
+bool runs(const Outcome& o) { return o.estimate && o.estimate->fits(); }
+
 void print_findings(const std::vector<Finding>& fs, const Context& ctx) {
   for (const auto& f : fs)
     ctx.out << fmt::format("{} [{}] {}{}\n", severity_name(f.severity), f.rule_id, f.message,
@@ -118,8 +134,8 @@ void print_outcome(const Setup& s, const Outcome& o, const Context& ctx) {
   const std::string split = l.first_stage_layers > 0 || l.last_stage_layers > 0
                                 ? fmt::format(" (first/last stage {}/{} layers)", l.first_stage_layers, l.last_stage_layers)
                                 : "";
-  ctx.out << fmt::format("layout: TP {} PP {}{} VP {} CP {} EP {} ETP {} DP {}, micro batch {}{}{}, {}, recompute {}\n",
-                         l.tp, l.pp, split, l.vp, l.cp, l.ep, l.etp, l.dp, l.mbs, l.sp ? ", SP" : "",
+  ctx.out << fmt::format("layout: TP {} PP {}{} VP {} CP {} EP {} ETP {} {}, micro batch {}{}{}, {}, recompute {}\n",
+                         l.tp, l.pp, split, l.vp, l.cp, l.ep, l.etp, dp_text(s), l.mbs, l.sp ? ", SP" : "",
                          l.fsdp ? ", FSDP" : "", precision_name(l.precision), recompute_name(l.recompute));
   ctx.out << fmt::format("params: {:.3f} B total, {:.3f} B active\n\n", static_cast<double>(o.params.total) / 1e9,
                          static_cast<double>(o.params.active) / 1e9);
@@ -133,7 +149,7 @@ void print_outcome(const Setup& s, const Outcome& o, const Context& ctx) {
   summary.add_row({"tokens/s/GPU", fmt::format("{:.0f}", e.tokens_per_s_per_gpu)});
   summary.add_row({"step time", fmt::format("{:.3f} s", e.step_time_s)});
   summary.add_row({"model TFLOP/s/GPU", fmt::format("{:.0f}", e.model_tflops_per_gpu)});
-  summary.add_row({"MFU (BF16 peak)", fmt::format("{:.1f}%", 100 * e.mfu)});
+  summary.add_row({fmt::format("MFU ({} peak)", precision_class_label(l.precision)), fmt::format("{:.1f}%", 100 * e.mfu)});
   summary.add_row({"GFLOP/token", fmt::format("{:.1f}", e.model_flops_per_token / 1e9)});
   summary.add_row({"USD / M tokens", e.usd_per_million_tokens > 0 ? fmt::format("{:.3f}", e.usd_per_million_tokens) : "no price"});
   if (s.workload.tokens_budget > 0) {
@@ -143,8 +159,9 @@ void print_outcome(const Setup& s, const Outcome& o, const Context& ctx) {
   ctx.out << summary.render() << "\n";
 
   const MemoryBreakdown& m = e.memory.worst;
-  ctx.out << fmt::format("memory (worst rank: pipeline stage {}): {} of {} — {}\n", m.stage, gib(m.peak_bytes),
-                         gib(m.capacity_bytes), m.fits ? "fits" : "DOES NOT FIT");
+  ctx.out << fmt::format("memory (worst rank: pipeline stage {}): {} of {}, headroom {} (needs {}) — {}\n", m.stage,
+                         gib(m.peak_bytes), gib(m.capacity_bytes), gib(m.headroom_bytes()),
+                         gib(m.required_headroom_bytes), m.fits ? "fits" : "DOES NOT FIT");
   Table mem({{"part"}, {"size", Align::kRight}});
   const Json mem_parts = memory_parts_json(m);
   for (const auto& [k, v] : mem_parts.items())
@@ -206,7 +223,7 @@ int run_batch(const EstimateOptions& opts, const Catalog& cat, const Context& ct
     const Outcome o = evaluate(*setup);
     Json j = outcome_json(*setup, o);
     j["line"] = n;
-    if (!o.estimate) ++failed;
+    if (!runs(o)) ++failed;
     ctx.out << j.dump() << "\n";
   }
   return failed > 0 ? kExitFindings : kExitOk;
@@ -225,7 +242,7 @@ int run_estimate(const EstimateOptions& opts, const Context& ctx) {
     ctx.out << outcome_json(*setup, o).dump(2) << "\n";
   else
     print_outcome(*setup, o, ctx);
-  return o.estimate ? kExitOk : kExitFindings;
+  return runs(o) ? kExitOk : kExitFindings;
 }
 
 }  // namespace rb::cli

@@ -13,6 +13,7 @@
 #include "recipebook/catalog_access.hpp"
 #include "recipebook/cmd_plan_output.hpp"
 #include "recipebook/core/strings.hpp"
+#include "recipebook/layout_args.hpp"
 #include "recipebook/estimate/prepared.hpp"
 #include "recipebook/rules/prepared.hpp"
 #include "recipebook/search/advice.hpp"
@@ -296,6 +297,7 @@ int run_plan(const PlanOptions& o, const Context& ctx, const Catalog& catalog) {
   if (!model) return report(ctx, model.error());
   auto hw = cat->find_hardware(o.gpu);
   if (!hw) return report(ctx, hw.error());
+  if (auto e = apply_headroom(o.headroom, *hw)) return report(ctx, *e);
   auto req = make_request(o, *model, *hw);
   if (!req) return report(ctx, req.error());
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "recipebook/context.hpp"
+#include "recipebook/estimate/memory.hpp"
 
 namespace rb {
 class Catalog;
@@ -37,6 +38,7 @@ struct PlanOptions {
   int top = 5;                           // --top
   int threads = 1;                       // --threads: 0 = one per core
   bool progress = false;                 // --progress: draw the progress line even when stderr is not a TTY
+  std::string headroom{kDefaultHeadroom};  // --headroom: GiB or % of the GPU's memory a layout leaves free
 };
 
 int run_plan(const PlanOptions& opts, const Context& ctx);

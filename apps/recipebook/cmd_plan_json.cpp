@@ -13,7 +13,8 @@ Json memory_json(const MemoryBreakdown& b) {
   j.update(memory_parts_json(b));
   j["peak_bytes"] = b.peak_bytes;
   j["capacity_bytes"] = b.capacity_bytes;
-  j["headroom_bytes"] = b.capacity_bytes - b.peak_bytes;
+  j["headroom_bytes"] = b.headroom_bytes();
+  j["required_headroom_bytes"] = b.required_headroom_bytes;
   j["fits"] = b.fits;
   return j;
 }
@@ -39,7 +40,8 @@ Json candidate_json(const PlanView& v, const Candidate& c, bool with_time) {
     j["score"] = c.score;
     j["tokens_per_s_per_gpu"] = e.tokens_per_s_per_gpu;
     j["tokens_per_s"] = e.tokens_per_s_per_gpu * c.gpus;
-    j["mfu"] = e.mfu;
+    j["mfu"] = e.mfu;  // against the dense peak of the layout's precision class
+    j["mfu_bf16"] = e.mfu_bf16;
     j["model_tflops_per_gpu"] = e.model_tflops_per_gpu;
     j["step_time_s"] = e.step_time_s;
     j["usd_per_million_tokens"] = v.hw.usd_per_gpu_hour > 0 ? Json(e.usd_per_million_tokens) : Json(nullptr);
@@ -87,6 +89,7 @@ Json plan_json(const PlanView& v) {
   j["gpu"] = v.hw.name;
   j["gpu_counts"] = v.req.gpu_counts;
   j["gpus_per_node"] = v.gpus_per_node;
+  j["required_headroom_bytes"] = v.hw.headroom_bytes();
   Json wj;
   wj["mode"] = std::string(mode_name(w.mode));
   wj["seq"] = w.seq;

@@ -18,7 +18,8 @@ std::string grouped(uint64_t n) {
   return s;
 }
 
-std::string gb(double bytes) { return fmt::format("{:.1f}", bytes / 1e9); }
+// Memory for people: GiB everywhere (the JSON keeps bytes).
+std::string gib(double bytes) { return fmt::format("{:.1f}", bytes / (1024.0 * 1024.0 * 1024.0)); }
 
 // 1.5e12 -> "1.5T", 5e11 -> "500B".
 std::string tokens_str(double n) {
@@ -148,6 +149,8 @@ std::string header(const PlanView& v) {
       break;
   }
   out += fmt::format("precision {}; objective {}\n", precisions, goal);
+  out += fmt::format("fits: peak <= {} GiB - {} GiB headroom; MFU against the dense peak of each layout's precision\n",
+                     gib(v.hw.memory_bytes), gib(v.hw.headroom_bytes()));
   return out;
 }
 
@@ -158,7 +161,7 @@ std::string top_tables(const PlanView& v) {
   const bool days = v.req.workload.tokens_budget > 0;
   std::vector<Column> cols{{"#", Align::kRight}};
   lc.headers(cols);
-  for (const char* h : {"tok/s/GPU", "MFU", "step s", "peak GB", "free GB"}) cols.push_back({h, Align::kRight});
+  for (const char* h : {"tok/s/GPU", "MFU", "step s", "peak GiB", "headroom GiB"}) cols.push_back({h, Align::kRight});
   if (price) cols.push_back({"USD/Mtok", Align::kRight});
   if (days) cols.push_back({"days", Align::kRight});
   Table t(cols);
@@ -170,8 +173,8 @@ std::string top_tables(const PlanView& v) {
     row.push_back(fmt::format("{:.0f}", e.tokens_per_s_per_gpu));
     row.push_back(fmt::format("{:.1f}%", 100.0 * e.mfu));
     row.push_back(fmt::format("{:.2f}", e.step_time_s));
-    row.push_back(gb(e.memory.worst.peak_bytes));
-    row.push_back(gb(c.headroom_bytes()));
+    row.push_back(gib(e.memory.worst.peak_bytes));
+    row.push_back(gib(c.headroom_bytes()));
     if (price) row.push_back(fmt::format("{:.3f}", e.usd_per_million_tokens));
     if (days) row.push_back(fmt::format("{:.1f}", e.days));
     t.add_row(std::move(row));
@@ -193,13 +196,13 @@ std::string top_tables(const PlanView& v) {
            {"capacity", Align::kRight}});
   for (size_t i = 0; i < r.top.size(); ++i) {
     const MemoryBreakdown& b = r.top[i].estimate.memory.worst;
-    m.add_row({std::to_string(i + 1), std::to_string(b.stage), gb(b.weights_bytes), gb(b.quantized_weights_bytes),
-               gb(b.grads_bytes), gb(b.optimizer_bytes), gb(b.activations_bytes), gb(b.logits_bytes),
-               gb(b.fsdp_buffers_bytes),
-               gb(b.cuda_context_bytes + b.nccl_buffers_bytes + b.cuda_graphs_bytes + b.fragmentation_bytes),
-               gb(b.peak_bytes), gb(b.capacity_bytes)});
+    m.add_row({std::to_string(i + 1), std::to_string(b.stage), gib(b.weights_bytes), gib(b.quantized_weights_bytes),
+               gib(b.grads_bytes), gib(b.optimizer_bytes), gib(b.activations_bytes), gib(b.logits_bytes),
+               gib(b.fsdp_buffers_bytes),
+               gib(b.cuda_context_bytes + b.nccl_buffers_bytes + b.cuda_graphs_bytes + b.fragmentation_bytes),
+               gib(b.peak_bytes), gib(b.capacity_bytes)});
   }
-  out += "\nMemory per GPU, worst pipeline stage (GB)\n" + m.render();
+  out += "\nMemory per GPU, worst pipeline stage (GiB)\n" + m.render();
 
   Table s({{"#", Align::kRight},
            {"GEMM", Align::kRight},
@@ -235,13 +238,13 @@ std::string pareto_table(const PlanView& v) {
   std::vector<Column> cols;
   lc.headers(cols);
   cols.push_back({"tok/s/GPU", Align::kRight});
-  cols.push_back({range ? "tok/s total" : "free GB", Align::kRight});
+  cols.push_back({range ? "tok/s total" : "headroom GiB", Align::kRight});
   Table t(cols);
   for (const Candidate& c : rows) {
     std::vector<std::string> row;
     lc.cells(c, row);
     row.push_back(fmt::format("{:.0f}", c.estimate.tokens_per_s_per_gpu));
-    row.push_back(range ? fmt::format("{:.0f}", c.estimate.tokens_per_s_per_gpu * c.gpus) : gb(c.headroom_bytes()));
+    row.push_back(range ? fmt::format("{:.0f}", c.estimate.tokens_per_s_per_gpu * c.gpus) : gib(c.headroom_bytes()));
     t.add_row(std::move(row));
   }
   std::string out = fmt::format("\nPareto front: tokens/s per GPU against {} ({} layouts{})\n",
@@ -343,14 +346,15 @@ std::string infeasible_text(const PlanView& v) {
     const Constraints& f = v.req.fixed;
     const bool all_tried = f.recompute.empty() && !f.fsdp && f.mbs == 0;
     out +=
-        fmt::format("\nNo layout fits: the {} layouts that pass the rules all need more than the {} GB of one {}{}.\n",
-                    grouped(r.counts.memory), gb(v.hw.memory_bytes), v.hw.display.empty() ? v.hw.name : v.hw.display,
+        fmt::format("\nNo layout fits: the {} layouts that pass the rules all need more than the {} GiB of one {} less {} GiB headroom{}.\n",
+                    grouped(r.counts.memory), gib(v.hw.memory_bytes), v.hw.display.empty() ? v.hw.name : v.hw.display,
+                    gib(v.hw.headroom_bytes()),
                     all_tried ? " (every recompute option, FSDP and micro batch 1 included)" : "");
     if (!r.closest.empty()) {
       const LayoutColumns lc(v, r.closest);
       std::vector<Column> cols{{"#", Align::kRight}};
       lc.headers(cols);
-      for (const char* h : {"peak GB", "over by", "weights+grads+optim", "activations"})
+      for (const char* h : {"peak GiB", "over by", "weights+grads+optim", "activations"})
         cols.push_back({h, Align::kRight});
       Table t(cols);
       for (size_t i = 0; i < r.closest.size(); ++i) {
@@ -358,13 +362,13 @@ std::string infeasible_text(const PlanView& v) {
         const MemoryBreakdown& b = c.estimate.memory.worst;
         std::vector<std::string> row{std::to_string(i + 1)};
         lc.cells(c, row);
-        row.push_back(gb(b.peak_bytes));
-        row.push_back(gb(b.peak_bytes - b.capacity_bytes));
-        row.push_back(gb(b.weights_bytes + b.quantized_weights_bytes + b.grads_bytes + b.optimizer_bytes));
-        row.push_back(gb(b.activations_bytes + b.logits_bytes));
+        row.push_back(gib(b.peak_bytes));
+        row.push_back(gib(b.overshoot_bytes()));
+        row.push_back(gib(b.weights_bytes + b.quantized_weights_bytes + b.grads_bytes + b.optimizer_bytes));
+        row.push_back(gib(b.activations_bytes + b.logits_bytes));
         t.add_row(std::move(row));
       }
-      out += "\nClosest layouts (smallest memory overshoot, GB)\n" + t.render();
+      out += "\nClosest layouts (smallest memory overshoot, GiB)\n" + t.render();
       if (!lc.legend().empty()) out += lc.legend() + "\n";
     }
   }
@@ -373,8 +377,8 @@ std::string infeasible_text(const PlanView& v) {
     for (const Relaxation& x : a->relaxations) {
       out += fmt::format("  - {}: {} layouts fit", x.change, grouped(x.fit));
       if (x.best)
-        out += fmt::format("; best {} on {} GPUs, {:.0f} tokens/s/GPU, peak {} GB", layout_line(*x.best), x.best->gpus,
-                           x.best->estimate.tokens_per_s_per_gpu, gb(x.best->estimate.memory.worst.peak_bytes));
+        out += fmt::format("; best {} on {} GPUs, {:.0f} tokens/s/GPU, peak {} GiB", layout_line(*x.best), x.best->gpus,
+                           x.best->estimate.tokens_per_s_per_gpu, gib(x.best->estimate.memory.worst.peak_bytes));
       out += "\n";
     }
     if (a->most_gpus_tried > 0 && std::none_of(a->relaxations.begin(), a->relaxations.end(), [](const Relaxation& x) {

@@ -21,6 +21,7 @@
 #include "recipebook/emit/catalog_json.hpp"
 #include "recipebook/emit/launch.hpp"
 #include "recipebook/emit/launch_spec.hpp"
+#include "recipebook/layout_args.hpp"
 #include "recipebook/estimate/params.hpp"
 #include "recipebook/rules/check_layout.hpp"
 #include "recipebook/search/planner.hpp"
@@ -230,6 +231,7 @@ int run_recommend(const RecommendOptions& opts, const Context& ctx, const Catalo
   auto hw = catalog.find_hardware(opts.gpu);
   if (!hw) return report(ctx, Error{hw.error().message, {"--gpu"}, hw.error().fix});
   r.hardware = *hw;
+  if (auto e = apply_headroom(opts.headroom, r.hardware)) return report(ctx, *e);
   r.gpus_per_node = opts.gpus_per_node > 0 ? opts.gpus_per_node : (hw->gpus_per_node > 0 ? hw->gpus_per_node : 8);
 
   // Match.

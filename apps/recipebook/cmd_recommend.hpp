@@ -18,6 +18,7 @@
 #include "recipebook/core/model.hpp"
 #include "recipebook/core/recipe.hpp"
 #include "recipebook/catalog/recipe_match.hpp"
+#include "recipebook/estimate/memory.hpp"
 #include "recipebook/search/recommend.hpp"
 
 namespace rb::cli {
@@ -35,6 +36,7 @@ struct RecommendOptions {
   int alternatives = 3;    // --alternatives N: also name the next N matches
   bool compare = true;     // --no-compare turns off the planner comparison
   int threads = 0;         // --threads for the planner (0 = the machine's cores)
+  std::string headroom{kDefaultHeadroom};  // --headroom: memory a layout must leave free (fits check)
 };
 
 int run_recommend(const RecommendOptions& opts, const Context& ctx);

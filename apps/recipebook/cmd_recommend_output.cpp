@@ -84,13 +84,14 @@ void print_prediction(const Recommendation& r, std::ostream& out) {
   }
   const auto& m = e.memory.worst;
   if (e.fits()) {
-    kv(out, "fits", fmt::format("yes: peak {} of {} (pipeline rank {})", format_bytes(m.peak_bytes),
-                                format_bytes(m.capacity_bytes), m.stage));
+    kv(out, "fits", fmt::format("yes: peak {} of {} (pipeline rank {}), headroom {} (needs {})", format_bytes(m.peak_bytes),
+                                format_bytes(m.capacity_bytes), m.stage, format_bytes(m.headroom_bytes()),
+                                format_bytes(m.required_headroom_bytes)));
   } else {
-    kv(out, "fits", fmt::format("NO: peak {} of {} on pipeline rank {}, over by {}; weights, gradients and optimizer "
-                                "state alone {}",
+    kv(out, "fits", fmt::format("NO: peak {} of {} on pipeline rank {}, over by {} with {} "
+                                "headroom; weights, gradients and optimizer state alone {}",
                                 format_bytes(m.peak_bytes), format_bytes(m.capacity_bytes), m.stage,
-                                format_bytes(m.peak_bytes - m.capacity_bytes),
+                                format_bytes(m.overshoot_bytes()), format_bytes(m.required_headroom_bytes),
                                 format_bytes(m.weights_bytes + m.quantized_weights_bytes + m.grads_bytes + m.optimizer_bytes)));
   }
   const int gpus = r.resized.cluster.gpus;

@@ -31,6 +31,19 @@ std::optional<Error> in_range(std::string_view name, T value, T lo, T hi, bool j
 
 }  // namespace
 
+std::optional<Error> apply_headroom(const std::string& text, Hardware& hw, const std::string& flag_name) {
+  const auto h = parse_memory_headroom(text);
+  if (!h)
+    return Error(flag_name + ": '" + text + "' is not a headroom", {},
+                 "give GiB (2, 2GiB, 512MiB, 3GB) or a percentage of the GPU's memory below 100 (5%)");
+  hw.headroom_fixed_bytes = h->fixed_bytes;
+  hw.headroom_fraction = h->fraction;
+  if (hw.memory_bytes > 0 && hw.headroom_bytes() >= hw.memory_bytes)
+    return Error(fmt::format("{}: {} leaves nothing of the {:.1f} GiB of one {}", flag_name, text,
+                             hw.memory_bytes / (1024.0 * 1024.0 * 1024.0), hw.name));
+  return std::nullopt;
+}
+
 Result<Setup> resolve_setup(const LayoutArgs& a, const Catalog& catalog, bool json_keys) {
   auto fl = [&](std::string_view n) { return flag(n, json_keys); };
   if (a.model.empty()) return fail(fl("model") + " is required", {}, "name a catalog model, a Hugging Face id or a config.json path");
@@ -51,6 +64,7 @@ Result<Setup> resolve_setup(const LayoutArgs& a, const Catalog& catalog, bool js
     return fail(fl("gpu") + ": the catalog has no figures for " + hw->name + " (memory, peak FLOP/s)", {},
                 "add a hardware YAML with them via --catalog DIR");
   s.hardware = *hw;
+  if (auto e = apply_headroom(a.headroom, s.hardware, fl("headroom"))) return tl::unexpected(*e);
 
   auto mode = parse_mode(a.mode);
   if (!mode) return fail(fl("mode") + ": unknown mode '" + a.mode + "'", {}, "use pretrain, sft or peft");
@@ -103,7 +117,7 @@ Result<LayoutArgs> layout_args_from_json(const nlohmann::json& j, const LayoutAr
   LayoutArgs a = defaults;
   // Every key, for the "did you mean" hint: the setup's and the layout flags'.
   static const std::vector<std::string> kKeys = [] {
-    std::vector<std::string> k{"model", "gpu", "gpus", "gpus_per_node", "mode", "seq", "gbs", "tokens", "lora_rank"};
+    std::vector<std::string> k{"model", "gpu", "gpus", "gpus_per_node", "mode", "seq", "gbs", "tokens", "lora_rank", "headroom"};
     const auto& flags = layout_flag_keys();
     k.insert(k.end(), flags.begin(), flags.end());
     return k;
@@ -138,7 +152,10 @@ Result<LayoutArgs> layout_args_from_json(const nlohmann::json& j, const LayoutAr
     else if (key == "seq") err = get_int(a.seq);
     else if (key == "gbs") err = get_int(a.gbs);
     else if (key == "lora_rank") err = get_int(a.lora_rank);
-    else if (key == "tokens") {
+    else if (key == "headroom") {
+      if (v.is_number()) a.headroom = fmt::format("{}", v.get<double>());  // GiB
+      else err = get_str(a.headroom);
+    } else if (key == "tokens") {
       if (!v.is_number()) return tl::unexpected(type_error("a number"));
       a.tokens = v.get<double>();
     } else {

@@ -14,6 +14,7 @@
 #include "recipebook/core/model.hpp"
 #include "recipebook/core/result.hpp"
 #include "recipebook/emit/layout_flags.hpp"
+#include "recipebook/estimate/memory.hpp"
 
 namespace rb::cli {
 
@@ -31,6 +32,7 @@ struct LayoutArgs {
   LayoutFlags layout;
   double tokens = 0;  // token budget for GPU-hours and days
   int lora_rank = 16;
+  std::string headroom{kDefaultHeadroom};  // --headroom: GiB or % of the GPU's memory left free
 };
 
 struct Setup {
@@ -44,6 +46,9 @@ struct Setup {
 // Resolves names against the catalog and checks each value's range. Errors name the flag as
 // `--flag` (or, with `json_keys`, as the JSON key "flag_name").
 Result<Setup> resolve_setup(const LayoutArgs& a, const Catalog& catalog, bool json_keys = false);
+
+// Applies `--headroom` (parse_memory_headroom) to `hw`; the error names `flag_name`.
+std::optional<Error> apply_headroom(const std::string& text, Hardware& hw, const std::string& flag_name = "--headroom");
 
 // Reads one JSON object with the same keys as the flags (dashes as underscores) over `defaults`.
 // An unknown key or a wrong type is an Error naming the key (with the nearest known key).

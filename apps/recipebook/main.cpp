@@ -157,6 +157,7 @@ void add_layout_flags(CLI::App* cmd, rb::cli::LayoutArgs& a) {
   cmd->add_option("--gbs", a.gbs, "Global batch in sequences");
   cmd->add_option("--tokens", a.tokens, "Token budget, for GPU-hours and days");
   cmd->add_option("--lora-rank", a.lora_rank, "LoRA rank for --mode peft")->capture_default_str();
+  cmd->add_option("--headroom", a.headroom, "Memory each GPU must keep free: GiB (2, 512MiB) or a share of its memory (5%); a layout fits when peak <= memory - headroom")->capture_default_str();
   add_layout_options(cmd, a.layout);
 }
 
@@ -171,10 +172,11 @@ void add_estimate(CLI::App& app, Action& action) {
       "Examples:\n"
       "  recipebook estimate --model Qwen3.5-397B-A17B --gpu b200 --gpus 48 --tp 2 --pp 6 --ep 8 --etp 1 \\\n"
       "      --mode sft --seq 8192 --gbs 128 --recompute full --precision-aware-optimizer\n"
-      "  recipebook estimate --model llama3-70b --gpu h100 --gpus 64 --tp 4 --pp 4 --vp 5 --seq 8192 --gbs 256 --json\n"
+      "  recipebook estimate --model llama3-70b --gpu h100 --gpus 64 --tp 4 --pp 8 --vp 5 --seq 8192 --gbs 256 --json\n"
       "  recipebook estimate --model ./config.json --gpu gb300 --gpus 8 --ep 8 --seq 4096 --gbs 512 --tokens 1e12\n"
       "  recipebook estimate --batch layouts.jsonl --model llama3-8b --gpu h100\n"
-      "Exit codes: 0 estimated, 1 a rule forbids the layout (its rule is printed), 2 usage.");
+      "Exit codes: 0 estimated and fits, 1 a rule forbids the layout (its rule is printed) or it does not fit\n"
+      "in memory less --headroom (the estimate is printed), 2 usage.");
   cmd->callback([opts, &action] {
     action = [opts](const Context& ctx) { return rb::cli::run_estimate(*opts, ctx); };
   });
@@ -299,6 +301,7 @@ void add_plan(CLI::App& app, Action& action) {
   cmd->add_option("--objective", o->objective, "throughput | cost | time (time needs --tokens)")->capture_default_str();
   cmd->add_option("--tokens", o->tokens, "Training budget: 15T, 500B, 1.2e12");
   cmd->add_option("--top", o->top, "How many layouts to print")->capture_default_str();
+  cmd->add_option("--headroom", o->headroom, "Memory each GPU must keep free: GiB (2, 512MiB) or a share of its memory (5%); a layout fits when peak <= memory - headroom")->capture_default_str();
   cmd->add_option("--threads", o->threads, "Worker threads (0 = one per core); results do not depend on it")
       ->capture_default_str();
   cmd->add_flag("--progress", o->progress, "Draw the progress line even when stderr is not a terminal");
@@ -331,6 +334,7 @@ void add_recommend(CLI::App& app, Action& action) {
   cmd->add_option("--alternatives", o->alternatives, "Also name the next N matching recipes")->capture_default_str();
   cmd->add_flag_callback("--no-compare", [o] { o->compare = false; }, "Skip the comparison with plan's best layout");
   cmd->add_option("--threads", o->threads, "Planner threads (0 = one per core)");
+  cmd->add_option("--headroom", o->headroom, "Memory each GPU must keep free: GiB (2, 512MiB) or a share of its memory (5%); a layout fits when peak <= memory - headroom")->capture_default_str();
   cmd->footer(
       "Examples:\n"
       "  recipebook recommend --model Qwen/Qwen3-30B-A3B --gpu h100 --gpus 16 --mode sft --seq 8192\n"

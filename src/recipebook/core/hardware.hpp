@@ -29,6 +29,12 @@ struct Hardware {
   bool has_specs = true;  // false for a GPU that recipes name but whose figures the catalog lacks
 
   double memory_bytes = 0;
+  // Memory a layout must leave free on each GPU (recipebook's --headroom, docs/model.md "Memory"):
+  // a layout fits when its peak <= memory_bytes - headroom_bytes(). Not a catalog figure: 0 here,
+  // the CLI's default or the user's value.
+  double headroom_fixed_bytes = 0;
+  double headroom_fraction = 0;  // of memory_bytes
+  [[nodiscard]] double headroom_bytes() const { return headroom_fixed_bytes + headroom_fraction * memory_bytes; }
   double hbm_bytes_per_s = 0;
   double bf16_flops_per_s = 0;  // dense
   double fp8_flops_per_s = 0;   // dense; 0 = not supported

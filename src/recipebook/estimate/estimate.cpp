@@ -24,17 +24,22 @@ std::string_view invalid_reason_name(InvalidReason r) {
   return "unknown";
 }
 
-double prepared_flops_per_token(const PreparedModel& pm, int64_t seq, int tp) {
+double prepared_flops_per_token(const PreparedModel& pm, int64_t seq, int tp, Mode mode) {
   const LayerSums& all = pm.prefix.back();
   const double s = static_cast<double>(seq);
   const double w = pm.window;
   const double swa_ctx = (pm.window > 0 && w < s) ? w - w * (w - 1.0) / (2.0 * s) : s / 2.0;
-  auto fwd = [&](const LayerSums& x) {
-    return x.gemm_flops + x.expert_flops + x.full_core * s / 2.0 + x.swa_core * swa_ctx + x.fixed_core;
-  };
+  // Forward FLOPs per token of the weighted GEMMs and of the weightless cores (attention, scans).
+  auto weights = [&](const LayerSums& x) { return x.gemm_flops + x.expert_flops; };
+  auto cores = [&](const LayerSums& x) { return x.full_core * s / 2.0 + x.swa_core * swa_ctx + x.fixed_core; };
   const double logits = 2.0 * pm.hidden * static_cast<double>(padded_vocab(pm.model.vocab, tp)) *
                         (1 + pm.model.mtp_layers);
-  return 3.0 * (fwd(all) + fwd(pm.mtp) + pm.mtp_extra_flops + logits);
+  const double weight_fwd = weights(all) + weights(pm.mtp) + pm.mtp_extra_flops + logits;
+  const double core_fwd = cores(all) + cores(pm.mtp);
+  // LoRA freezes every base weight: no weight-gradient GEMM, so the weighted terms count forward +
+  // dgrad (2 x) and the cores 3 x (lora_flops_per_token, flops.hpp).
+  const double weight_passes = mode == Mode::kPeft ? 2.0 : 3.0;
+  return weight_passes * weight_fwd + 3.0 * core_fwd;
 }
 
 namespace {
@@ -106,10 +111,10 @@ Estimate estimate(const PreparedModel& pm, const Hardware& hw, const Workload& w
     return e;
   }
   e.tokens_per_s_per_gpu = e.tokens_per_step / e.step_time_s / world;
-  e.model_flops_per_token = prepared_flops_per_token(pm, work.seq, layout.tp);
+  e.model_flops_per_token = prepared_flops_per_token(pm, work.seq, layout.tp, work.mode);
   e.model_tflops_per_gpu = e.model_flops_per_token * e.tokens_per_s_per_gpu / 1e12;
-  e.mfu = e.model_flops_per_token * e.tokens_per_s_per_gpu / hw.bf16_flops_per_s;
-  e.mfu_precision = e.model_flops_per_token * e.tokens_per_s_per_gpu / hw.peak_flops_per_s(layout.precision);
+  e.mfu = e.model_flops_per_token * e.tokens_per_s_per_gpu / hw.peak_flops_per_s(layout.precision);
+  e.mfu_bf16 = e.model_flops_per_token * e.tokens_per_s_per_gpu / hw.bf16_flops_per_s;
   e.mfu_6n = 6.0 * static_cast<double>(pm.params.active) * e.tokens_per_s_per_gpu / hw.bf16_flops_per_s;
   if (hw.usd_per_gpu_hour > 0)
     e.usd_per_million_tokens = hw.usd_per_gpu_hour / (e.tokens_per_s_per_gpu * 3600.0) * 1e6;

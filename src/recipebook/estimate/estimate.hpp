@@ -3,11 +3,13 @@
 // that is per model), so the planner can call it millions of times.
 //
 // Conventions (docs/model.md):
-// - model_flops_per_token is Megatron's count (flops.hpp) for every mode: it is what Megatron-Bridge
-//   logs and what its TFLOP/s figures divide. LoRA's actual work (lora_flops_per_token) drives time.
-// - mfu divides by the BF16 dense peak whatever the precision (seed 002's convention, and
-//   Megatron-Bridge's: "FP8 runs are not divided by an FP8 peak"); mfu_precision divides by the dense
-//   peak of the layout's precision class; mfu_6n is seed 002's 6 x active params x tokens/s / BF16 peak.
+// - model_flops_per_token is Megatron's count (flops.hpp), and in LoRA mode the frozen-base count
+//   (lora_flops_per_token: no weight-gradient GEMMs), the work Megatron-Bridge's LoRA performance rows
+//   report (flop_utils.py's LoRA branch; 278 GFLOP/token for Llama-3-70B at 4096, not 433).
+// - mfu divides model FLOP/s by the dense peak of the layout's precision class (BF16, FP8 or FP4), the
+//   peak its GEMMs run against, so it stays below 1 (the record checks' RB-DERIVED-MFU uses the same
+//   peak); mfu_bf16 divides by the BF16 dense peak (Megatron-Bridge's TFLOP/s are "not divided by an
+//   FP8 peak": an FP8 run can pass 1 there); mfu_6n is seed 002's 6 x active params x tokens/s / BF16 peak.
 #pragma once
 
 #include <string_view>
@@ -39,6 +41,16 @@ enum class InvalidReason {
 
 std::string_view invalid_reason_name(InvalidReason r);
 
+// The peak `Estimate::mfu` divides by, for tables and JSON: "BF16", "FP8" or "FP4".
+inline std::string_view precision_class_label(Precision p) {
+  switch (precision_class(p)) {
+    case PrecisionClass::kBf16: return "BF16";
+    case PrecisionClass::kFp8: return "FP8";
+    case PrecisionClass::kFp4: return "FP4";
+  }
+  return "BF16";
+}
+
 struct Estimate {
   bool valid = false;
   InvalidReason reason = InvalidReason::kNone;
@@ -50,10 +62,10 @@ struct Estimate {
   double tokens_per_step = 0;
   double step_time_s = 0;
   double tokens_per_s_per_gpu = 0;
-  double model_flops_per_token = 0; // Megatron's count (training, 3 x forward)
+  double model_flops_per_token = 0; // Megatron's count (training, 3 x forward; LoRA: frozen base)
   double model_tflops_per_gpu = 0;
-  double mfu = 0;                   // model FLOPs / BF16 dense peak
-  double mfu_precision = 0;         // model FLOPs / dense peak of the precision class
+  double mfu = 0;                   // model FLOP/s / dense peak of the layout's precision class
+  double mfu_bf16 = 0;              // model FLOP/s / BF16 dense peak (> 1 possible for FP8/FP4)
   double mfu_6n = 0;                // 6 x active params x tokens/s / BF16 dense peak (seed 002)
   double usd_per_million_tokens = 0;  // 0 when the GPU has no price
   double gpu_hours = 0;             // for Workload::tokens_budget (0 when not asked)
@@ -66,7 +78,7 @@ Estimate estimate(const PreparedModel& model, const Hardware& hw, const Workload
                   const Layout& layout);
 
 // Megatron's FLOPs per token from the prepared prefix sums (equal to megatron_flops_per_token for
-// models whose windowed layers share one window).
-double prepared_flops_per_token(const PreparedModel& pm, int64_t seq, int tp);
+// models whose windowed layers share one window; in Mode::kPeft to lora_flops_per_token).
+double prepared_flops_per_token(const PreparedModel& pm, int64_t seq, int tp, Mode mode = Mode::kPretrain);
 
 }  // namespace rb

@@ -1,7 +1,10 @@
 #include "recipebook/estimate/memory.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 
+#include "recipebook/core/units.hpp"
 #include "recipebook/estimate/params.hpp"
 
 namespace rb {
@@ -215,8 +218,33 @@ MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const Stage
                                                  mb.optimizer_bytes + mb.fsdp_buffers_bytes);
   mb.peak_bytes = mb.sum();
   mb.capacity_bytes = in.hw->memory_bytes;
-  mb.fits = mb.peak_bytes <= mb.capacity_bytes;
+  mb.required_headroom_bytes = in.hw->headroom_bytes();
+  mb.fits = mb.peak_bytes <= mb.capacity_bytes - mb.required_headroom_bytes;
   return mb;
+}
+
+std::optional<MemoryHeadroom> parse_memory_headroom(std::string_view text) {
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  if (text.empty()) return std::nullopt;
+  MemoryHeadroom h;
+  const bool percent = text.back() == '%';
+  std::string_view num = percent ? text.substr(0, text.size() - 1) : text;
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(num.data(), num.data() + num.size(), v);
+  if (ec == std::errc() && ptr == num.data() + num.size()) {
+    if (!std::isfinite(v) || v < 0 || (percent && v >= 100)) return std::nullopt;
+    if (percent)
+      h.fraction = v / 100.0;
+    else
+      h.fixed_bytes = v * kGiB;  // a bare number is GiB
+    return h;
+  }
+  if (percent) return std::nullopt;
+  const auto bytes = parse_quantity(text, UnitKind::kBytes);
+  if (!bytes) return std::nullopt;
+  h.fixed_bytes = *bytes;
+  return h;
 }
 
 MemoryReport memory_report(const MemoryInputs& in, const Layout& l, const StagePlan& plan) {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <array>
+#include <optional>
 #include <string_view>
 
 #include "recipebook/core/hardware.hpp"
@@ -35,7 +36,13 @@ struct MemoryBreakdown {
   int stage = 0;              // pipeline rank this breakdown is for
   double peak_bytes = 0;
   double capacity_bytes = 0;
-  bool fits = false;
+  double required_headroom_bytes = 0;  // Hardware::headroom_bytes(): what must stay free
+  bool fits = false;                   // peak <= capacity - required headroom
+
+  // What stays free on this GPU at the peak (negative: over capacity).
+  [[nodiscard]] double headroom_bytes() const { return capacity_bytes - peak_bytes; }
+  // Peak over what the layout may use (positive: the bytes it must shed to fit).
+  [[nodiscard]] double overshoot_bytes() const { return peak_bytes - (capacity_bytes - required_headroom_bytes); }
 
   [[nodiscard]] double sum() const;
 };
@@ -83,6 +90,17 @@ struct MemoryInputs {
 
 // Memory of pipeline rank `rank` for a valid layout and stage plan.
 MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const StagePlan& plan, int rank);
+
+// `--headroom`: "<GiB>", "<n> GiB" / "<n> GB" / "<n> MiB" (any byte unit of core/units), or "<n>%"
+// of the GPU's memory (below 100). Sets `fixed_bytes` or `fraction` (the other stays 0); nullopt when
+// the text is neither.
+struct MemoryHeadroom {
+  double fixed_bytes = 0;
+  double fraction = 0;
+};
+std::optional<MemoryHeadroom> parse_memory_headroom(std::string_view text);
+// The CLI's default when --headroom is not given (docs/model.md "Memory").
+inline constexpr std::string_view kDefaultHeadroom = "2GiB";
 
 // Every pipeline rank and the worst one.
 MemoryReport memory_report(const MemoryInputs& in, const Layout& l, const StagePlan& plan);

@@ -35,6 +35,32 @@ MemoryBreakdown rank0(const PreparedModel& pm, const Hardware& hw, const Layout&
   return rank_memory(inputs(pm, hw, seq, m, mode), l, plan, 0);
 }
 
+// --headroom: fits = peak <= capacity - headroom, headroom in GiB, any byte unit, or % of capacity.
+TEST(Memory, HeadroomDecidesFits) {
+  constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+  EXPECT_DOUBLE_EQ(parse_memory_headroom("2")->fixed_bytes, 2 * kGiB);
+  EXPECT_DOUBLE_EQ(parse_memory_headroom("512MiB")->fixed_bytes, 0.5 * kGiB);
+  EXPECT_DOUBLE_EQ(parse_memory_headroom("3 GB")->fixed_bytes, 3e9);
+  EXPECT_DOUBLE_EQ(parse_memory_headroom("5%")->fraction, 0.05);
+  EXPECT_DOUBLE_EQ(parse_memory_headroom("5%")->fixed_bytes, 0.0);
+  for (const char* bad : {"", "lots", "-1", "100%", "5 GHz", "%"}) EXPECT_FALSE(parse_memory_headroom(bad)) << bad;
+
+  const PreparedModel pm = prepare(test::llama3_8b());
+  Hardware hw = test::h100();
+  const Layout l{.dp = 8};
+  const MemoryBreakdown none = rank0(pm, hw, l, 4096, 4);
+  ASSERT_TRUE(none.fits);
+  EXPECT_DOUBLE_EQ(none.headroom_bytes(), none.capacity_bytes - none.peak_bytes);
+  hw.headroom_fixed_bytes = none.headroom_bytes() + 1;  // one byte more than is free
+  const MemoryBreakdown tight = rank0(pm, hw, l, 4096, 4);
+  EXPECT_FALSE(tight.fits);
+  EXPECT_DOUBLE_EQ(tight.peak_bytes, none.peak_bytes);
+  EXPECT_DOUBLE_EQ(tight.overshoot_bytes(), 1.0);
+  hw.headroom_fixed_bytes = 0;
+  hw.headroom_fraction = (none.headroom_bytes() - 1) / hw.memory_bytes;
+  EXPECT_TRUE(rank0(pm, hw, l, 4096, 4).fits);
+}
+
 // Korthikanti Table 2, "TP + SP" without the 5 a s / h term (flash attention) and without the two
 // dropout masks (dropout off): 32 s b h / t per layer. The logits and overheads are separate parts.
 TEST(Memory, ActivationsPerLayerMatchKorthikantiWithFlashAttention) {

@@ -126,6 +126,12 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
                             ? (l.recompute_modules != 0 ? l.recompute_modules : kRcDefault)
                             : 0u;
 
+  // LoRA adapters (rank r beside each adapted frozen matrix) are trained: their GEMMs take all three
+  // passes. Spread evenly over the layers, TP-sharded like the matrices they adapt; 2 FLOPs per
+  // adapter parameter and token forward (docs/model.md "Time": about 0.4% of a 70B layer's work).
+  const double lora_total = peft ? static_cast<double>(lora_params(pm.model, in.lora_rank)) : 0.0;
+  const double adapter_fwd_per_layer = pm.num_layers > 0 ? 2.0 * lora_total / pm.num_layers : 0.0;
+
   TimeBreakdown out;
   out.microbatches = in.microbatches;
   RankTime worst;
@@ -157,7 +163,8 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
     const double core = s.full_core * static_cast<double>(in.seq) / 2.0 + s.swa_core * swa_ctx +
                         s.fixed_core / kScanRelativeRate;
     const double attn_fwd = tok_tp * core / (peak_bf16 * eff.attention);
-    t.gemm = passes * (gemm_fwd + expert_fwd + head_fwd);
+    // Frozen base weights (LoRA): forward and dgrad only; the adapters' own GEMMs all three passes.
+    t.gemm = passes * (gemm_fwd + expert_fwd + head_fwd) + 3.0 * tok_tp * adapter_fwd_per_layer * layers / dense_rate;
     t.attn = kAttnPasses * attn_fwd;
 
     // Memory-bound traffic: the elementwise kernels' (kMemTraffic*), and in each pass half the FP8
@@ -244,7 +251,7 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
   const double layer_params = p.prefix.back().p_sharded / tp + p.prefix.back().p_replicated;
   const double per_rank_dense = (layer_params + 2.0 * vpad * h / tp) / l.pp;
   const double per_rank_expert = p.prefix.back().p_expert / ep_shard / l.pp;
-  const double trainable = peft ? static_cast<double>(lora_params(p.model, in.lora_rank)) / (tp * l.pp) : 1.0;
+  const double trainable = peft ? lora_total / (tp * l.pp) : 1.0;
   const double dense_p = peft ? trainable : per_rank_dense;
   const double expert_p = peft ? 0.0 : per_rank_expert;
   const double param_bytes = fp8 && (l.precision == Precision::kFp8Cs || l.precision == Precision::kMxfp8) ? 1.0 : 2.0;

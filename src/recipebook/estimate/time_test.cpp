@@ -93,7 +93,11 @@ TEST(Time, LoraSkipsWeightGradients) {
   const Layout l{.tp = 4, .pp = 4, .dp = 2, .sp = true};
   const TimeBreakdown sft = run(pm, hw, l, 4096, 8, Mode::kSft);
   const TimeBreakdown lora = run(pm, hw, l, 4096, 8, Mode::kPeft);
-  EXPECT_NEAR(lora.gemm_s / sft.gemm_s, 2.0 / 3.0, 1e-9);
+  // Frozen base: forward + dgrad (2/3 of the GEMM time); the rank-16 adapters add their own three
+  // passes, 6 x 2.2e8 FLOPs per token against 3 x 1.4e11 for the base: 0.3% of SFT's GEMM time.
+  const double adapters = lora.gemm_s / sft.gemm_s - 2.0 / 3.0;
+  EXPECT_GT(adapters, 0.0);
+  EXPECT_LT(adapters, 0.005);
   EXPECT_LT(lora.dp_comm_s + lora.optimizer_s, sft.dp_comm_s + sft.optimizer_s);
 }
 

@@ -124,7 +124,10 @@ RC_GTEST_PROP(BruteForce, PrunedSearchReturnsWhatBruteForceReturns, ()) {
   const Model& model = models[*rc::gen::inRange<size_t>(0, models.size())];
   Hardware hw = hws[*rc::gen::inRange<size_t>(0, hws.size())];
   const PlanRequest req = random_request(model);
-  hw.memory_bytes = straddling_memory(model, hw, req);
+  // A headroom (--headroom) moves the boundary by its size: the memory grows by as much, so the
+  // boundary stays inside the space while fits = peak <= memory - headroom is what both walks use.
+  hw.headroom_fixed_bytes = *rc::gen::element(0.0, 1.0, 4.0) * 1024.0 * 1024.0 * 1024.0;
+  hw.memory_bytes = straddling_memory(model, hw, req) + hw.headroom_fixed_bytes;
   const PlanSetup s(model, hw);
 
   auto pruned = plan(s.inputs(), req);

@@ -34,7 +34,7 @@ double objective_score(Objective o, const Estimate& e, int gpus, const Hardware&
   return -tps;
 }
 
-double overshoot_bytes(const Estimate& e) { return e.memory.worst.peak_bytes - e.memory.worst.capacity_bytes; }
+double overshoot_bytes(const Estimate& e) { return e.memory.worst.overshoot_bytes(); }
 
 bool better(const Candidate& a, const Candidate& b) {
   if (a.score != b.score) return a.score < b.score;
@@ -92,7 +92,7 @@ void Collector::add_fit(int count_index, int gpus, const Layout& l, int recomput
   const size_t ci = static_cast<size_t>(count_index);
   const bool to_best = ci < best_.size() && (best_[ci].gpus == 0 || beats(best_[ci]));
   const double a = e.tokens_per_s_per_gpu;
-  const double b = axis_ == ParetoAxis::kHeadroom ? e.memory.worst.capacity_bytes - e.memory.worst.peak_bytes
+  const double b = axis_ == ParetoAxis::kHeadroom ? e.memory.worst.headroom_bytes()
                                                   : e.tokens_per_s_per_gpu * gpus;
   const ParetoPoint p{a, b, &key};
   bool to_pareto = true;

@@ -29,9 +29,7 @@ struct Candidate {
   double score = 0;  // lower is better (objective.hpp)
   Estimate estimate;
 
-  [[nodiscard]] double headroom_bytes() const {
-    return estimate.memory.worst.capacity_bytes - estimate.memory.worst.peak_bytes;
-  }
+  [[nodiscard]] double headroom_bytes() const { return estimate.memory.worst.headroom_bytes(); }
 };
 
 // Lower is better: -tokens/s/GPU, USD (or GPU-hours) per million tokens, days (or s) per token.
@@ -97,6 +95,6 @@ class Collector {
 // Total orders.
 bool better(const Candidate& a, const Candidate& b);  // score, then key
 bool closer(const Candidate& a, const Candidate& b);  // overshoot, then key
-double overshoot_bytes(const Estimate& e);            // peak - capacity of the worst rank
+double overshoot_bytes(const Estimate& e);            // peak - (capacity - headroom) of the worst rank
 
 }  // namespace rb
