@@ -138,7 +138,7 @@ std::optional<ArchProblem> check_architecture(const Model& m, const ArchNamer& n
   c.range(ArchKey::kLayers, m.num_layers(), 1, kMaxLayers);
   c.range(ArchKey::kMaxPosition, m.max_position, 0, kMaxPositions);
   c.range(ArchKey::kMtpLayers, m.mtp_layers, 0, kMaxMtpLayers);
-  c.range(ArchKey::kFfn, m.ffn, m.count_layers(FfnKind::kDense) > 0 ? 1 : 0, kMaxFfn);
+  c.range(ArchKey::kFfn, m.ffn, 0, kMaxFfn);
   if (uses(m, MixerKind::kAttention)) check_attention(c, m);
   if (uses(m, MixerKind::kMla)) check_mla(c, m);
   if (uses(m, MixerKind::kGdn)) check_gdn(c, m);
