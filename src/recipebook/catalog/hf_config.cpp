@@ -128,7 +128,9 @@ const nlohmann::json* HfReader::get(const char* key) const {
 }
 
 void HfReader::wrong_type(const char* key, const char* expected) {
-  fail_at(key, "`" + prefix_ + key + "` must be " + expected + ", found " + get(key)->dump());
+  std::string found = get(key)->dump();
+  if (found.size() > 60) found = found.substr(0, 57) + "...";  // a hostile value is not echoed whole
+  fail_at(key, "`" + prefix_ + key + "` must be " + expected + ", found " + found);
 }
 
 int64_t HfReader::req_int(const char* key) {

@@ -10,6 +10,7 @@
 #include "../../../tests/test_support.hpp"
 #include "recipebook/catalog/catalog.hpp"
 #include "recipebook/catalog/model_limits.hpp"
+#include "recipebook/estimate/flops.hpp"
 #include "recipebook/estimate/params.hpp"
 
 namespace rb {
@@ -413,6 +414,17 @@ TEST(HfConfig, PartsOfTheNewFixtures) {
   const Model phi = load_ok("phi-3.5-mini.json");
   EXPECT_EQ(phi.attn.kv_heads, 32);
   EXPECT_FALSE(phi.tied_embeddings);
+}
+
+// Falcon-Mamba's FLOPs: its Mamba-1 GEMMs at d_inner = intermediate_size (8192), not Megatron's
+// Mamba-2 in_proj (which adds a dt head per channel), plus the scan and the logits.
+TEST(HfConfig, MambaOneFlopsCountItsOwnGemms) {
+  const Model m = load_ok("falcon-mamba-7b.json");
+  const double h = 4096, d = 8192, r = 256, n = 16, layers = 64, seq = 4096;
+  const double gemm = 2 * (h * 2 * d + d * (r + 2 * n) + r * d + d * h);
+  const double logits = 2 * h * 65024;  // 65024 is a multiple of 128
+  const double expected = 3 * layers * (gemm + 7 * d * n) + 3 * logits;
+  EXPECT_NEAR(megatron_flops_per_token(m, static_cast<int64_t>(seq), FlopsOptions{}) / expected, 1.0, 1e-9);
 }
 
 // An unknown model_type whose fields are all understood is sized, and what was assumed is said.
