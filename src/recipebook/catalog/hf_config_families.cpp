@@ -230,7 +230,7 @@ void read_deepseek(HfReader& r, Model& m) {
   m.moe.top_k = r.req_int32("num_experts_per_tok");
   m.moe.ffn = r.req_int("moe_intermediate_size");
   m.moe.shared_experts = r.int32_or("n_shared_experts", 0);
-  m.moe.shared_ffn = static_cast<int64_t>(m.moe.shared_experts) * m.moe.ffn;
+  m.moe.shared_ffn = mul_sat(m.moe.shared_experts, m.moe.ffn);
   // transformers DeepseekV3DecoderLayer: MoE where i >= first_k_dense_replace and i % moe_layer_freq == 0.
   const int first_dense = r.int32_or("first_k_dense_replace", 0);
   const int freq = r.int32_or("moe_layer_freq", 1);
@@ -345,7 +345,7 @@ void read_gpt2(HfReader& r, Model& m) {
   if (r.failed()) return;
   m.attn.head_dim = m.attn.v_head_dim = head_dim_or_split(r, {}, "n_embd", m.hidden, "n_head", m.attn.heads);
   m.attn.qkv_bias = m.attn.out_bias = true;
-  m.ffn = r.int_or("n_inner", 4 * m.hidden);
+  m.ffn = r.int_or("n_inner", mul_sat(4, m.hidden));
   m.mlp_bias = true;
   m.norm = NormKind::kLayer;
   m.activation = Activation::kGelu;

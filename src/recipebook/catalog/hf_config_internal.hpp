@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -76,6 +77,13 @@ class HfReader {
   std::string failed_key_;
   mutable std::set<std::string> read_;
 };
+
+// a x b for non-negative a, b, saturating at INT64_MAX: a product of two config values formed before
+// the bounds are checked must not overflow (the check then refuses it).
+inline int64_t mul_sat(int64_t a, int64_t b) {
+  if (a <= 0 || b <= 0) return 0;
+  return a > std::numeric_limits<int64_t>::max() / b ? std::numeric_limits<int64_t>::max() : a * b;
+}
 
 // hidden / heads when the config gives no head dim; an error naming both fields when the split is
 // not exact (Megatron-Core sets kv_channels = hidden_size // num_attention_heads; transformers'

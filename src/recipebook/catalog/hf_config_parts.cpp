@@ -166,7 +166,7 @@ class PartsReader {
     if (jamba || r_.model_type() == "jamba") {
       s.state = r_.int32_or("mamba_d_state", 16);
       s.conv_kernel = r_.int32_or("mamba_d_conv", 4);
-      inner = r_.int_or("mamba_expand", 2) * m_.hidden;
+      inner = mul_sat(r_.int_or("mamba_expand", 2), m_.hidden);
       s.dt_rank = dt_rank("mamba_dt_rank");
       s.in_proj_bias = r_.bool_or("mamba_proj_bias", false);
       (void)r_.bool_or("mamba_conv_bias", true);
@@ -174,7 +174,7 @@ class PartsReader {
       s.state = r_.int32_or("state_size", 16);
       s.conv_kernel = r_.int32_or("conv_kernel", 4);
       // MambaMixer sizes d_inner by intermediate_size (= expand x hidden in MambaConfig).
-      inner = r_.has("intermediate_size") ? r_.int_or("intermediate_size", 0) : r_.int_or("expand", 2) * m_.hidden;
+      inner = r_.has("intermediate_size") ? r_.int_or("intermediate_size", 0) : mul_sat(r_.int_or("expand", 2), m_.hidden);
       (void)r_.get("expand");
       s.dt_rank = dt_rank("time_step_rank");
       s.in_proj_bias = r_.bool_or("use_bias", false);
@@ -193,9 +193,9 @@ class PartsReader {
         r_.fail_at(k, "`" + r_.prefix() + k + "` must be an integer or \"auto\"");
         return 0;
       }
-      return static_cast<int>(std::min<int64_t>((m_.hidden + 15) / 16, kMaxHidden));
+      return static_cast<int>((std::min(m_.hidden, kMaxHidden) + 15) / 16);
     }
-    if (!r_.has(k)) return static_cast<int>(std::min<int64_t>((m_.hidden + 15) / 16, kMaxHidden));
+    if (!r_.has(k)) return static_cast<int>((std::min(m_.hidden, kMaxHidden) + 15) / 16);
     return r_.int32_or(k, 0);
   }
 
@@ -289,7 +289,7 @@ class PartsReader {
       e.shared_gate = e.shared_ffn > 0 && std::string_view(sk) == "shared_expert_intermediate_size";  // Qwen2-MoE
     } else if (r_.has("n_shared_experts")) {
       e.shared_experts = r_.int32_or("n_shared_experts", 0);
-      e.shared_ffn = int64_t{e.shared_experts} * e.ffn;
+      e.shared_ffn = mul_sat(e.shared_experts, e.ffn);
     }
     if (r_.failed()) return;
     place_moe_layers();

@@ -1,15 +1,18 @@
 #include "recipebook/catalog/hf_config.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 #include <rapidcheck.h>
 
 #include "../../../tests/test_support.hpp"
 #include "recipebook/catalog/catalog.hpp"
 #include "recipebook/catalog/model_limits.hpp"
+#include "recipebook/catalog/yaml_tree.hpp"
 #include "recipebook/estimate/flops.hpp"
 #include "recipebook/estimate/params.hpp"
 
@@ -534,6 +537,34 @@ TEST(HfConfig, HostileSizesOfOtherParts) {
   auto huge = model_from_hf_config_text(big, "big.json");
   ASSERT_FALSE(huge);
   EXPECT_THAT(huge.error().message, HasSubstr("at most 4 MiB"));
+}
+
+// Any integer in any field of a real config: refused, or sized without overflow (the bounds keep
+// every product in int64), never a throw, never a long loop.
+TEST(HfConfig, AnyValueInAnyFieldIsRefusedOrSizedSafely) {
+  std::vector<nlohmann::json> configs;
+  for (const char* f : {"gemma-2-9b.json", "deepseek-v2.json", "jamba-1.5-mini.json", "falcon-mamba-7b.json",
+                        "olmoe-1b-7b.json", "qwen3.5-397b-a17b.json", "nemotron-h-8b.json", "gpt2.json"}) {
+    auto text = read_text_file(fixture(f));
+    ASSERT_TRUE(text);
+    configs.push_back(nlohmann::json::parse(*text));
+  }
+  EXPECT_TRUE(rc::check("one integer field set to any value", [&] {
+    nlohmann::json j = *rc::gen::elementOf(configs);
+    nlohmann::json* obj = j.contains("text_config") ? &j["text_config"] : &j;
+    std::vector<std::string> keys;
+    for (auto it = obj->begin(); it != obj->end(); ++it)
+      if (it->is_number_integer()) keys.push_back(it.key());
+    RC_PRE(!keys.empty());
+    const std::string key = *rc::gen::elementOf(keys);
+    const int shift = *rc::gen::inRange(0, 63);
+    (*obj)[key] = *rc::gen::inRange<int64_t>(0, int64_t{1} << shift);
+    auto m = model_from_hf_config_text(j.dump(), "f.json");
+    if (!m) return;
+    const ParamCounts c = count_params(*m);
+    RC_ASSERT(c.total > 0);
+    RC_ASSERT(std::isfinite(megatron_flops_per_token(*m, 4096, FlopsOptions{})));
+  }));
 }
 
 TEST(HfConfig, NeverThrowsOnArbitraryInput) {
