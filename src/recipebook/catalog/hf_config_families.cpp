@@ -310,6 +310,10 @@ void read_nemotron_h(HfReader& r, Model& m) {
   m.mamba.state = r.req_int32("ssm_state_size");
   m.mamba.groups = r.int32_or("n_groups", 1);
   m.mamba.conv_kernel = r.int32_or("conv_kernel", 4);
+  // Megatron-Core's MambaMixer asserts no in/out projection bias (mamba_mixer.py `assert not bias`).
+  if (r.bool_or("mamba_proj_bias", false))
+    r.fail_at("mamba_proj_bias", "`" + r.prefix() + "mamba_proj_bias` true: Mamba-2 projection biases are not modeled "
+                                 "(Megatron-Core's MambaMixer builds none)");
   m.mtp_layers = r.int32_or("num_nextn_predict_layers", 0);
   const int n = r.req_layers("num_hidden_layers");
   const auto pattern = r.opt_str("hybrid_override_pattern");

@@ -119,6 +119,8 @@ void apply_qwen_moe_layers(HfReader& r, Model& m);
 // By parts (hf_config_parts.cpp): any model_type whose fields are all understood (gemma2, phi3,
 // olmoe, mamba, falcon_mamba, jamba, and unknown types, which get Model::assumptions).
 void read_by_parts(HfReader& r, Model& m);
+// After any reader: a field no reader read whose name says it shapes the model is an error naming it.
+void refuse_unread_shaping_fields(HfReader& r);
 void read_qwen_vision(HfReader& v, Model& m);                         // qwen3_5 vision_config
 void read_siglip_vision(HfReader& v, const HfReader& top, Model& m);  // gemma3 vision_config
 

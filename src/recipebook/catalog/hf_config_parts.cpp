@@ -71,7 +71,6 @@ class PartsReader {
     if (m_.count_layers(MixerKind::kAttention) + m_.count_layers(MixerKind::kMla) > 0) read_attention();
     if (m_.count_layers(FfnKind::kNone) < m_.num_layers()) read_mlp();
     if (!r_.failed()) read_moe();
-    if (!r_.failed()) refuse_unread();
   }
 
  private:
@@ -322,37 +321,6 @@ class PartsReader {
     if (l.ffn != FfnKind::kNone) l.ffn = FfnKind::kDense;
   }
 
-  // A field this reader did not read whose name says it shapes the model is refused, named: sizing
-  // without it would be silently wrong. Settings that change no weight (routing, dropout, rope,
-  // kernels) have no such word in their names.
-  void refuse_unread() {
-    static constexpr std::string_view kShaping[] = {
-        "expert", "moe", "mamba", "ssm", "lora", "linear_", "layer_types", "block_type", "pattern", "hybrid",
-        "cross_attention", "encoder", "sparse", "shared", "window", "kv_heads", "head_dim", "num_heads",
-        "state_size", "conv_kernel", "recurrent", "rwkv", "nextn", "intermediate", "ffn", "_layers",
-        "n_layer", "n_head", "num_local",
-    };
-    static constexpr std::string_view kHarmless[] = {"use_mamba_kernels", "mamba_chunk_size", "output_router_logits",
-                                                     "max_window_layers", "num_logits_to_keep",
-                                                     "cache_implementation"};
-    const Json& j = r_.json();
-    if (!j.is_object()) return;
-    for (auto it = j.begin(); it != j.end(); ++it) {
-      const std::string& k = it.key();
-      if (it->is_null() || r_.read_keys().count(k) > 0 || k == "text_config" || k == "vision_config") continue;
-      bool harmless = false;
-      for (auto h : kHarmless) harmless = harmless || k == h;
-      if (harmless) continue;
-      for (auto word : kShaping) {
-        if (k.find(word) == std::string::npos) continue;
-        return r_.fail_at(k.c_str(), "config.json field `" + r_.prefix() + k + "` changes the architecture and "
-                                         "recipebook does not understand it (model_type " + r_.model_type() + ")",
-                          "describe the model in a catalog YAML (docs/catalog-format.md), or remove the field "
-                          "if it does not apply");
-      }
-    }
-  }
-
   HfReader& r_;
   Model& m_;
   const TypeFacts* facts_;
@@ -362,6 +330,39 @@ class PartsReader {
 };
 
 }  // namespace
+
+// A field no reader read whose name says it shapes the model is refused, named: sizing without it
+// would be silently wrong. Settings that change no weight (routing, dropout, rope, kernels,
+// activations of a part) have no such word in their names, or are listed as harmless.
+void refuse_unread_shaping_fields(HfReader& r) {
+  static constexpr std::string_view kShaping[] = {
+      "expert", "moe", "mamba", "ssm", "lora", "linear_", "layer_types", "block_type", "pattern", "hybrid",
+      "cross_attention", "encoder", "sparse", "shared", "window", "kv_heads", "head_dim", "num_heads",
+      "state_size", "conv_kernel", "recurrent", "rwkv", "nextn", "intermediate", "ffn", "_layers",
+      "n_layer", "n_head", "num_local",
+  };
+  static constexpr std::string_view kHarmless[] = {
+      "use_mamba_kernels", "mamba_chunk_size", "mamba_hidden_act", "mamba_dt_min", "mamba_dt_max",
+      "mamba_dt_limit", "mamba_dt_init_floor", "mamba_step_rank", "output_router_logits", "max_window_layers",
+      "num_logits_to_keep", "cache_implementation", "moe_router_topk_scaling_factor", "moe_aux_loss_coeff",
+  };
+  const nlohmann::json& j = r.json();
+  if (r.failed() || !j.is_object()) return;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& k = it.key();
+    if (it->is_null() || r.read_keys().count(k) > 0 || k == "text_config" || k == "vision_config") continue;
+    bool harmless = false;
+    for (auto h : kHarmless) harmless = harmless || k == h;
+    if (harmless) continue;
+    for (auto word : kShaping) {
+      if (k.find(word) == std::string::npos) continue;
+      return r.fail_at(k.c_str(), "config.json field `" + r.prefix() + k + "` changes the architecture and "
+                                      "recipebook does not understand it (model_type " + r.model_type() + ")",
+                       "describe the model in a catalog YAML (docs/catalog-format.md), or remove the field "
+                       "if it does not apply");
+    }
+  }
+}
 
 void read_by_parts(HfReader& r, Model& m) { PartsReader(r, m).read(); }
 

@@ -465,6 +465,14 @@ TEST(HfConfig, UnknownModelTypeReadByItsParts) {
   ASSERT_FALSE(odd);
   EXPECT_THAT(odd.error().message, HasSubstr("`num_cross_attention_layers` changes the architecture"));
   EXPECT_EQ(odd.error().where.str(), "odd.json:3:2");
+  // The same for a known model_type whose reader has no use for the field: a llama config with
+  // experts was sized as a dense model.
+  auto llama_moe = model_from_hf_config_text(
+      R"({"model_type": "llama", "hidden_size": 1024, "num_hidden_layers": 4, "num_attention_heads": 8,
+          "intermediate_size": 4096, "vocab_size": 1000, "num_experts": 8, "num_experts_per_tok": 2})",
+      "llama.json");
+  ASSERT_FALSE(llama_moe);
+  EXPECT_THAT(llama_moe.error().message, HasSubstr("`num_experts` changes the architecture"));
 }
 
 // Hostile configs (the issue's list): each is refused with exit-2 material, naming the field and
