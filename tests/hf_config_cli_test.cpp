@@ -6,10 +6,10 @@
 #include <chrono>
 #include <string>
 
-#include "recipebook/cmd_estimate.hpp"
-#include "recipebook/context.hpp"
 #include "../tests/test_support.hpp"
 #include "cli_support.hpp"
+#include "recipebook/cmd_estimate.hpp"
+#include "recipebook/context.hpp"
 
 namespace rb::cli {
 namespace {

@@ -279,9 +279,9 @@ Result<Model> model_from_hf_config_text(std::string_view text, const std::string
   // what a request from a web page can make the parser hold small.
   constexpr size_t kMaxConfigBytes = size_t{4} << 20;
   if (text.size() > kMaxConfigBytes)
-    return tl::unexpected<Error>(error_at("config.json is " + std::to_string(text.size()) +
-                                              " bytes; a model config is at most 4 MiB",
-                                          Where{file, 0, 0}));
+    return tl::unexpected<Error>(
+        error_at("config.json is " + std::to_string(text.size()) + " bytes; a model config is at most 4 MiB",
+                 Where{file, 0, 0}));
   Json j;
   try {
     j = Json::parse(text.begin(), text.end());
@@ -302,8 +302,8 @@ Result<Model> model_from_hf_config_text(std::string_view text, const std::string
     const auto type = top.opt_str("model_type");
     if (top.failed()) return reader_error(top, text);
     if (!type)
-      return tl::unexpected<Error>(error_at("config.json has no `model_type`", Where{file, 0, 0},
-                                            "known model types: " + supported_list()));
+      return tl::unexpected<Error>(
+          error_at("config.json has no `model_type`", Where{file, 0, 0}, "known model types: " + supported_list()));
     // A VL config: the language model is under text_config (its model_type, if given, picks the reader).
     const Json* text_cfg = top.object("text_config");
     std::string text_type = *type;

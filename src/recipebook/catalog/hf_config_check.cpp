@@ -60,8 +60,7 @@ std::vector<const char*> candidates(ArchKey k) {
     case ArchKey::kGdnKeyDim: return {"linear_key_head_dim"};
     case ArchKey::kGdnValueDim: return {"linear_value_head_dim"};
     case ArchKey::kGdnConv: return {"linear_conv_kernel_dim"};
-    case ArchKey::kMambaHeads:
-      return {"mamba_num_heads", "num_heads", "intermediate_size", "mamba_expand", "expand"};
+    case ArchKey::kMambaHeads: return {"mamba_num_heads", "num_heads", "intermediate_size", "mamba_expand", "expand"};
     case ArchKey::kMambaHeadDim: return {"mamba_head_dim", "head_dim"};
     case ArchKey::kMambaState: return {"ssm_state_size", "state_size", "mamba_d_state"};
     case ArchKey::kMambaGroups: return {"n_groups", "mamba_n_groups"};

@@ -110,9 +110,9 @@ int head_dim_or_split(HfReader& r, std::initializer_list<const char*> head_dim_k
     if (r.has(k)) return r.int32_or(k, 0);
   if (r.failed() || heads <= 0) return 0;
   if (hidden % heads != 0) {
-    r.fail_at(hidden_key, "`" + r.prefix() + hidden_key + "` (" + std::to_string(hidden) +
-                              ") is not a multiple of `" + r.prefix() + heads_key + "` (" + std::to_string(heads) +
-                              ") and no head dimension is given",
+    r.fail_at(hidden_key,
+              "`" + r.prefix() + hidden_key + "` (" + std::to_string(hidden) + ") is not a multiple of `" + r.prefix() +
+                  heads_key + "` (" + std::to_string(heads) + ") and no head dimension is given",
               "give `head_dim`, or a head count that divides the hidden size");
     return 0;
   }
@@ -312,8 +312,9 @@ void read_nemotron_h(HfReader& r, Model& m) {
   m.mamba.conv_kernel = r.int32_or("conv_kernel", 4);
   // Megatron-Core's MambaMixer asserts no in/out projection bias (mamba_mixer.py `assert not bias`).
   if (r.bool_or("mamba_proj_bias", false))
-    r.fail_at("mamba_proj_bias", "`" + r.prefix() + "mamba_proj_bias` true: Mamba-2 projection biases are not modeled "
-                                 "(Megatron-Core's MambaMixer builds none)");
+    r.fail_at("mamba_proj_bias", "`" + r.prefix() +
+                                     "mamba_proj_bias` true: Mamba-2 projection biases are not modeled "
+                                     "(Megatron-Core's MambaMixer builds none)");
   m.mtp_layers = r.int32_or("num_nextn_predict_layers", 0);
   const int n = r.req_layers("num_hidden_layers");
   const auto pattern = r.opt_str("hybrid_override_pattern");

@@ -49,8 +49,7 @@ constexpr TypeFacts kFacts[] = {
     {"phi3", false, false, false, false, false},  // Phi3Config: fused qkv/gate_up, same sizes
     {"olmoe", false, false, false, true, false},  // OlmoeConfig: every layer MoE, intermediate_size per expert
     {"mamba", true, false, false, false, true},   // MambaConfig
-    {"falcon_mamba", true, false, false, false, true},
-    {"jamba", false, false, false, false, false},  // JambaConfig
+    {"falcon_mamba", true, false, false, false, true}, {"jamba", false, false, false, false, false},  // JambaConfig
 };
 
 const TypeFacts* facts_of(const std::string& type) {
@@ -109,8 +108,8 @@ class PartsReader {
       size_t bad = 0;
       auto built = layers_from_hybrid(r_.opt_str("hybrid_override_pattern").value_or(""), &bad);
       if (!built || static_cast<int>(built->size()) != layers_)
-        return r_.fail_at("hybrid_override_pattern", "`" + r_.prefix() +
-                                                         "hybrid_override_pattern` must have one of M, *, -, E per layer");
+        return r_.fail_at("hybrid_override_pattern",
+                          "`" + r_.prefix() + "hybrid_override_pattern` must have one of M, *, -, E per layer");
       m_.layers = std::move(*built);
     } else if (auto types = r_.opt_str_list("layers_block_type")) {
       if (static_cast<int>(types->size()) != layers_)
@@ -120,8 +119,8 @@ class PartsReader {
       for (size_t i = 0; i < types->size(); ++i) {
         const std::string& t = (*types)[i];
         if (t != "attention" && t != "mamba")
-          return r_.fail_at("layers_block_type", "`" + r_.prefix() + "layers_block_type` has '" + t +
-                                                     "'; understood: attention, mamba");
+          return r_.fail_at("layers_block_type",
+                            "`" + r_.prefix() + "layers_block_type` has '" + t + "'; understood: attention, mamba");
         m_.layers[i].mixer = t == "mamba" ? MixerKind::kMamba2 : MixerKind::kAttention;
       }
     } else if (ssm_ && (r_.has("attn_layer_period") || r_.model_type() == "jamba")) {
@@ -173,15 +172,17 @@ class PartsReader {
       s.state = r_.int32_or("state_size", 16);
       s.conv_kernel = r_.int32_or("conv_kernel", 4);
       // MambaMixer sizes d_inner by intermediate_size (= expand x hidden in MambaConfig).
-      inner = r_.has("intermediate_size") ? r_.int_or("intermediate_size", 0) : mul_sat(r_.int_or("expand", 2), m_.hidden);
+      inner =
+          r_.has("intermediate_size") ? r_.int_or("intermediate_size", 0) : mul_sat(r_.int_or("expand", 2), m_.hidden);
       (void)r_.get("expand");
       s.dt_rank = dt_rank("time_step_rank");
       s.in_proj_bias = r_.bool_or("use_bias", false);
       (void)r_.bool_or("use_conv_bias", true);
     }
     if (inner < 0 || inner > kMaxFfn)
-      return r_.fail_at(r_.has("mamba_expand") ? "mamba_expand" : (r_.has("intermediate_size") ? "intermediate_size" : "expand"),
-                        "the Mamba inner width is " + std::to_string(inner) + "; at most " + std::to_string(kMaxFfn));
+      return r_.fail_at(
+          r_.has("mamba_expand") ? "mamba_expand" : (r_.has("intermediate_size") ? "intermediate_size" : "expand"),
+          "the Mamba inner width is " + std::to_string(inner) + "; at most " + std::to_string(kMaxFfn));
     s.heads = static_cast<int>(inner);
   }
 
@@ -336,15 +337,26 @@ class PartsReader {
 // activations of a part) have no such word in their names, or are listed as harmless.
 void refuse_unread_shaping_fields(HfReader& r) {
   static constexpr std::string_view kShaping[] = {
-      "expert", "moe", "mamba", "ssm", "lora", "linear_", "layer_types", "block_type", "pattern", "hybrid",
-      "cross_attention", "encoder", "sparse", "shared", "window", "kv_heads", "head_dim", "num_heads",
-      "state_size", "conv_kernel", "recurrent", "rwkv", "nextn", "intermediate", "ffn", "_layers",
-      "n_layer", "n_head", "num_local",
+      "expert",   "moe",       "mamba",           "ssm",         "lora",      "linear_", "layer_types", "block_type",
+      "pattern",  "hybrid",    "cross_attention", "encoder",     "sparse",    "shared",  "window",      "kv_heads",
+      "head_dim", "num_heads", "state_size",      "conv_kernel", "recurrent", "rwkv",    "nextn",       "intermediate",
+      "ffn",      "_layers",   "n_layer",         "n_head",      "num_local",
   };
   static constexpr std::string_view kHarmless[] = {
-      "use_mamba_kernels", "mamba_chunk_size", "mamba_hidden_act", "mamba_dt_min", "mamba_dt_max",
-      "mamba_dt_limit", "mamba_dt_init_floor", "mamba_step_rank", "output_router_logits", "max_window_layers",
-      "num_logits_to_keep", "cache_implementation", "moe_router_topk_scaling_factor", "moe_aux_loss_coeff",
+      "use_mamba_kernels",
+      "mamba_chunk_size",
+      "mamba_hidden_act",
+      "mamba_dt_min",
+      "mamba_dt_max",
+      "mamba_dt_limit",
+      "mamba_dt_init_floor",
+      "mamba_step_rank",
+      "output_router_logits",
+      "max_window_layers",
+      "num_logits_to_keep",
+      "cache_implementation",
+      "moe_router_topk_scaling_factor",
+      "moe_aux_loss_coeff",
   };
   const nlohmann::json& j = r.json();
   if (r.failed() || !j.is_object()) return;
@@ -356,8 +368,11 @@ void refuse_unread_shaping_fields(HfReader& r) {
     if (harmless) continue;
     for (auto word : kShaping) {
       if (k.find(word) == std::string::npos) continue;
-      return r.fail_at(k.c_str(), "config.json field `" + r.prefix() + k + "` changes the architecture and "
-                                      "recipebook does not understand it (model_type " + r.model_type() + ")",
+      return r.fail_at(k.c_str(),
+                       "config.json field `" + r.prefix() + k +
+                           "` changes the architecture and "
+                           "recipebook does not understand it (model_type " +
+                           r.model_type() + ")",
                        "describe the model in a catalog YAML (docs/catalog-format.md), or remove the field "
                        "if it does not apply");
     }

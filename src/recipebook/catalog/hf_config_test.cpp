@@ -6,8 +6,8 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <rapidcheck.h>
+#include <nlohmann/json.hpp>
 
 #include "../../../tests/test_support.hpp"
 #include "recipebook/catalog/catalog.hpp"
@@ -151,7 +151,8 @@ TEST(HfConfig, ConfigJsonInTheCurrentFolderIsNamedByTheFolder) {
   EXPECT_EQ(from_dot->name, "Mistral-7B");
   auto named = model_from_hf_config_text(R"({"_name_or_path": "mistralai/Mistral-7B-v0.1", "model_type": "mistral",
       "hidden_size": 256, "vocab_size": 1000, "num_attention_heads": 4, "intermediate_size": 512,
-      "num_hidden_layers": 2})", "./config.json");
+      "num_hidden_layers": 2})",
+                                         "./config.json");
   ASSERT_TRUE(named);
   EXPECT_EQ(named->name, "Mistral-7B-v0.1");
   EXPECT_EQ(named->hf_id, "mistralai/Mistral-7B-v0.1");
@@ -366,8 +367,8 @@ TEST_P(HfSizedAsPublished, TotalWithinOnePercent) {
 
 // Gemma 2: arXiv 2408.00118 Table 2 (embedding + non-embedding parameters). DeepSeek-V2: arXiv
 // 2405.04434 (236B total, 21B activated; V2-Lite 15.7B, 2.4B, Appendix B). Phi-3.5-mini (the
-// Phi-3-mini architecture): arXiv 2404.14219 (3.8B). OLMoE-1B-7B: arXiv 2409.02060 (6.9B total, 1.3B active). Falcon-Mamba-7B:
-// the tiiuae/falcon-mamba-7b model card (7.27B). Jamba-1.5-Mini: the ai21labs/AI21-Jamba-1.5-Mini
+// Phi-3-mini architecture): arXiv 2404.14219 (3.8B). OLMoE-1B-7B: arXiv 2409.02060 (6.9B total, 1.3B active).
+// Falcon-Mamba-7B: the tiiuae/falcon-mamba-7b model card (7.27B). Jamba-1.5-Mini: the ai21labs/AI21-Jamba-1.5-Mini
 // model card (52B total, 12B active). Mixtral-8x7B: Mistral AI, "Mixtral of experts" (46.7B, 12.9B
 // per token; shared/data/models.csv). Mistral-7B: Mistral AI, "Mistral 7B" (7.3B). Qwen2: arXiv
 // 2407.10671 Table 1 (7.6B; 72.7B). Active counts are rounded in the sources, hence the tolerance;
@@ -379,14 +380,11 @@ INSTANTIATE_TEST_SUITE_P(
                       Published{"gemma-2-27b.json", 1180237824.0 + 26047480320.0, 0, 0},
                       Published{"deepseek-v2.json", 236e9, 21e9, 0.05},
                       Published{"deepseek-v2-lite.json", 15.7e9, 2.4e9, 0.10},
-                      Published{"phi-3.5-mini.json", 3.8e9, 0, 0},
-                      Published{"olmoe-1b-7b.json", 6.9e9, 1.3e9, 0.12},
+                      Published{"phi-3.5-mini.json", 3.8e9, 0, 0}, Published{"olmoe-1b-7b.json", 6.9e9, 1.3e9, 0.12},
                       Published{"falcon-mamba-7b.json", 7.27e9, 0, 0},
                       Published{"jamba-1.5-mini.json", 52e9, 12e9, 0.05},
-                      Published{"mixtral-8x7b.json", 46.7e9, 12.9e9, 0.02},
-                      Published{"mistral-7b.json", 7.3e9, 0, 0},
-                      Published{"qwen2-7b.json", 7.6e9, 0, 0},
-                      Published{"qwen2-72b.json", 72.7e9, 0, 0}));
+                      Published{"mixtral-8x7b.json", 46.7e9, 12.9e9, 0.02}, Published{"mistral-7b.json", 7.3e9, 0, 0},
+                      Published{"qwen2-7b.json", 7.6e9, 0, 0}, Published{"qwen2-72b.json", 72.7e9, 0, 0}));
 
 TEST(HfConfig, PartsOfTheNewFixtures) {
   const Model g = load_ok("gemma-2-9b.json");
@@ -490,7 +488,8 @@ TEST_P(HfHostile, RefusedNamingTheField) {
   // Later keys win in nlohmann::json, so the hostile fields come last.
   const std::string text = std::string("{\"model_type\": \"llama\", \"hidden_size\": 4096, \"vocab_size\": 32000,\n") +
                            "\"num_attention_heads\": 32, \"intermediate_size\": 11008, \"num_hidden_layers\": 32,\n" +
-                           "\"num_local_experts\": 8, \"num_experts_per_tok\": 2, \"model_type\": \"mixtral\",\n" + h.fields + "}";
+                           "\"num_local_experts\": 8, \"num_experts_per_tok\": 2, \"model_type\": \"mixtral\",\n" +
+                           h.fields + "}";
   const auto t0 = std::chrono::steady_clock::now();
   auto m = model_from_hf_config_text(text, "hostile.json");
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -92,7 +92,8 @@ void check_mamba(Checker& c, const Model& m) {
   c.range(ArchKey::kMambaHeads, int64_t{s.heads} * s.head_dim, 1, kMaxFfn, "heads x head_dim is the inner width");
   c.range(ArchKey::kMambaState, s.state, 1, kMaxStateDim);
   c.range(ArchKey::kMambaGroups, s.groups, 1, s.heads, "groups share B and C among the heads");
-  c.divides(ArchKey::kMambaGroups, s.groups, ArchKey::kMambaHeads, s.heads, "each group serves the same number of heads");
+  c.divides(ArchKey::kMambaGroups, s.groups, ArchKey::kMambaHeads, s.heads,
+            "each group serves the same number of heads");
   c.range(ArchKey::kMambaConv, s.conv_kernel, 1, kMaxConvKernel);
   if (s.version == 1) c.range(ArchKey::kMambaDtRank, s.dt_rank, 1, kMaxHidden);
 }

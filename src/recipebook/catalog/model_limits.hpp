@@ -15,7 +15,7 @@
 namespace rb {
 
 // Bounds. The largest published models stay far below each: 126 layers (Llama-3.1-405B), hidden
-// 18432 (Megatron's 1T GPT config) , vocab 262144 (Gemma 3), ffn 53248 (Llama-3.1-405B), 512 routed
+// 18432 (Megatron's 1T GPT config), vocab 262144 (Gemma 3), ffn 53248 (Llama-3.1-405B), 512 routed
 // experts (Qwen3-Next), 128 heads (DeepSeek-V3), head_dim 256 (Gemma), 10M positions (Llama 4
 // Scout). With these, every product params.cpp forms (experts x ffn x hidden x layers at most
 // 2^14 x 2^20 x 2^17 x 2^10 = 2^61) fits in int64, and a layer list is at most 1024 entries.
@@ -32,7 +32,8 @@ inline constexpr int64_t kMaxStateDim = 4096;    // SSM state / MLA and GDN rank
 inline constexpr int64_t kMaxConvKernel = 1024;  // SSM / GDN depthwise conv width
 inline constexpr int64_t kMaxWindow = int64_t{1} << 30;
 
-// The architecture values a check can be about.
+// The architecture values a check can be about, by part.
+// clang-format off
 enum class ArchKey {
   kHidden, kVocab, kLayers, kFfn, kMaxPosition, kMtpLayers,
   kHeads, kKvHeads, kHeadDim, kVHeadDim, kWindow,
@@ -42,6 +43,7 @@ enum class ArchKey {
   kExperts, kTopK, kMoeFfn, kSharedExperts, kSharedFfn,
   kVisionLayers, kVisionHidden, kVisionFfn, kVisionHeads, kVisionPatch,
 };
+// clang-format on
 
 struct ArchProblem {
   ArchKey key;

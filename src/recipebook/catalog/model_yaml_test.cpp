@@ -196,8 +196,8 @@ class ModelYamlHostile : public ::testing::TestWithParam<HostileYaml> {};
 TEST_P(ModelYamlHostile, RefusedNamingThePath) {
   const HostileYaml& h = GetParam();
   const std::string text = std::string("name: hostile\nsource: test\narchitecture:\n  hidden: 4096\n  vocab: 32000\n") +
-                           "  ffn: 11008\n  attention: " + h.attention + "\n  layers: " + h.layers + "\n  moe: " + h.moe +
-                           "\n";
+                           "  ffn: 11008\n  attention: " + h.attention + "\n  layers: " + h.layers +
+                           "\n  moe: " + h.moe + "\n";
   Diagnostics ds;
   const auto t0 = std::chrono::steady_clock::now();
   const auto m = convert(text, ds);
@@ -211,19 +211,18 @@ TEST_P(ModelYamlHostile, RefusedNamingThePath) {
 
 INSTANTIATE_TEST_SUITE_P(
     Issue, ModelYamlHostile,
-    ::testing::Values(
-        HostileYaml{"layers_1e9", "{heads: 32}", "{count: 1000000000}", "{experts: 8, top_k: 2, ffn: 1024}",
-                    "architecture.layers.count", 8},
-        HostileYaml{"kv_not_dividing", "{heads: 32, kv_heads: 5}", "{count: 4}", "{experts: 8, top_k: 2, ffn: 1024}",
-                    "architecture.attention.kv_heads", 7},
-        HostileYaml{"more_kv_than_heads", "{heads: 32, kv_heads: 64}", "{count: 4}",
-                    "{experts: 8, top_k: 2, ffn: 1024}", "architecture.attention.kv_heads", 7},
-        HostileYaml{"top_k_above_experts", "{heads: 32}", "{count: 4}", "{experts: 8, top_k: 9, ffn: 1024}",
-                    "architecture.moe.top_k", 9},
-        HostileYaml{"hidden_not_split", "{heads: 30}", "{count: 4}", "{experts: 8, top_k: 2, ffn: 1024}",
-                    "architecture.hidden", 7},
-        HostileYaml{"experts_huge", "{heads: 32}", "{count: 4}", "{experts: 100000000, top_k: 2, ffn: 1024}",
-                    "architecture.moe.experts", 9}),
+    ::testing::Values(HostileYaml{"layers_1e9", "{heads: 32}", "{count: 1000000000}",
+                                  "{experts: 8, top_k: 2, ffn: 1024}", "architecture.layers.count", 8},
+                      HostileYaml{"kv_not_dividing", "{heads: 32, kv_heads: 5}", "{count: 4}",
+                                  "{experts: 8, top_k: 2, ffn: 1024}", "architecture.attention.kv_heads", 7},
+                      HostileYaml{"more_kv_than_heads", "{heads: 32, kv_heads: 64}", "{count: 4}",
+                                  "{experts: 8, top_k: 2, ffn: 1024}", "architecture.attention.kv_heads", 7},
+                      HostileYaml{"top_k_above_experts", "{heads: 32}", "{count: 4}",
+                                  "{experts: 8, top_k: 9, ffn: 1024}", "architecture.moe.top_k", 9},
+                      HostileYaml{"hidden_not_split", "{heads: 30}", "{count: 4}", "{experts: 8, top_k: 2, ffn: 1024}",
+                                  "architecture.hidden", 7},
+                      HostileYaml{"experts_huge", "{heads: 32}", "{count: 4}",
+                                  "{experts: 100000000, top_k: 2, ffn: 1024}", "architecture.moe.experts", 9}),
     [](const ::testing::TestParamInfo<HostileYaml>& p) { return std::string(p.param.name); });
 
 TEST(ModelYaml, HugeSizesAreRefused) {
