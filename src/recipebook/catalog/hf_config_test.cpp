@@ -366,13 +366,14 @@ TEST_P(HfSizedAsPublished, TotalWithinOnePercent) {
 }
 
 // Gemma 2: arXiv 2408.00118 Table 2 (embedding + non-embedding parameters). DeepSeek-V2: arXiv
-// 2405.04434 (236B total, 21B activated; V2-Lite 15.7B, 2.4B, Appendix B). Phi-3.5-mini (the
-// Phi-3-mini architecture): arXiv 2404.14219 (3.8B). OLMoE-1B-7B: arXiv 2409.02060 (6.9B total, 1.3B active).
+// 2405.04434 (236B total, 21B activated; V2-Lite 15.7B, 2.4B, Appendix B). Phi-3-mini and -medium:
+// arXiv 2404.14219 (3.8B; 14B). OLMoE-1B-7B: arXiv 2409.02060 (6.9B total, 1.3B active).
 // Falcon-Mamba-7B: the tiiuae/falcon-mamba-7b model card (7.27B). Jamba-1.5-Mini: the ai21labs/AI21-Jamba-1.5-Mini
 // model card (52B total, 12B active). Mixtral-8x7B: Mistral AI, "Mixtral of experts" (46.7B, 12.9B
 // per token; shared/data/models.csv). Mistral-7B: Mistral AI, "Mistral 7B" (7.3B). Qwen2: arXiv
 // 2407.10671 Table 1 (7.6B; 72.7B). Active counts are rounded in the sources, hence the tolerance;
 // ours count the LM head once and no embedding lookup.
+// clang-format off
 INSTANTIATE_TEST_SUITE_P(
     Fixtures, HfSizedAsPublished,
     ::testing::Values(Published{"gemma-2-2b.json", 590118912.0 + 2024517888.0, 0, 0},
@@ -380,11 +381,16 @@ INSTANTIATE_TEST_SUITE_P(
                       Published{"gemma-2-27b.json", 1180237824.0 + 26047480320.0, 0, 0},
                       Published{"deepseek-v2.json", 236e9, 21e9, 0.05},
                       Published{"deepseek-v2-lite.json", 15.7e9, 2.4e9, 0.10},
-                      Published{"phi-3.5-mini.json", 3.8e9, 0, 0}, Published{"olmoe-1b-7b.json", 6.9e9, 1.3e9, 0.12},
+                      Published{"phi-3-mini-4k.json", 3.8e9, 0, 0},
+                      Published{"phi-3-medium-4k.json", 14e9, 0, 0},
+                      Published{"olmoe-1b-7b.json", 6.9e9, 1.3e9, 0.12},
                       Published{"falcon-mamba-7b.json", 7.27e9, 0, 0},
                       Published{"jamba-1.5-mini.json", 52e9, 12e9, 0.05},
-                      Published{"mixtral-8x7b.json", 46.7e9, 12.9e9, 0.02}, Published{"mistral-7b.json", 7.3e9, 0, 0},
-                      Published{"qwen2-7b.json", 7.6e9, 0, 0}, Published{"qwen2-72b.json", 72.7e9, 0, 0}));
+                      Published{"mixtral-8x7b.json", 46.7e9, 12.9e9, 0.02},
+                      Published{"mistral-7b.json", 7.3e9, 0, 0},
+                      Published{"qwen2-7b.json", 7.6e9, 0, 0},
+                      Published{"qwen2-72b.json", 72.7e9, 0, 0}));
+// clang-format on
 
 TEST(HfConfig, PartsOfTheNewFixtures) {
   const Model g = load_ok("gemma-2-9b.json");
@@ -412,8 +418,9 @@ TEST(HfConfig, PartsOfTheNewFixtures) {
   const Model lite = load_ok("deepseek-v2-lite.json");
   EXPECT_EQ(lite.mla.q_lora_rank, 0);
   EXPECT_EQ(lite.count_layers(FfnKind::kDense), 1);
-  const Model phi = load_ok("phi-3.5-mini.json");
-  EXPECT_EQ(phi.attn.kv_heads, 32);
+  const Model phi = load_ok("phi-3-medium-4k.json");
+  EXPECT_EQ(phi.attn.kv_heads, 10);
+  EXPECT_EQ(phi.layers[7].window, 2047);  // Phi3Attention: the window on every layer
   EXPECT_FALSE(phi.tied_embeddings);
 }
 
