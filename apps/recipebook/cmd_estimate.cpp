@@ -72,6 +72,7 @@ Json outcome_json(const Setup& s, const Outcome& o) {
   if (s.layout.dp < 1) j["layout"]["dp"] = nullptr;  // the GPUs do not divide by TP x PP x CP (a rule error)
   j["params_total"] = o.params.total;
   j["params_active"] = o.params.active;
+  j["assumptions"] = s.model.assumptions;  // what a config.json of an unknown model_type left open
   j["warnings"] = Json::array();
   j["errors"] = Json::array();
   for (const auto& f : o.findings) j[f.severity == Severity::kError ? "errors" : "warnings"].push_back(finding_json(f));
@@ -131,6 +132,7 @@ void print_outcome(const Setup& s, const Outcome& o, const Context& ctx) {
   const Layout& l = s.layout;
   ctx.out << fmt::format("{} on {} x {}, {} seq {} gbs {}\n", s.model.name, s.cluster.gpus, s.hardware.name,
                          mode_name(s.workload.mode), s.workload.seq, s.workload.gbs);
+  for (const auto& a : s.model.assumptions) ctx.out << "assumed: " << a << "\n";
   const std::string split = l.first_stage_layers > 0 || l.last_stage_layers > 0
                                 ? fmt::format(" (first/last stage {}/{} layers)", l.first_stage_layers, l.last_stage_layers)
                                 : "";

@@ -53,7 +53,7 @@ Result<Setup> resolve_setup(const LayoutArgs& a, const Catalog& catalog, bool js
 
   Setup s;
   auto model = catalog.find_model(a.model);
-  if (!model) return fail(fl("model") + ": " + model.error().message, {}, model.error().fix);
+  if (!model) return fail(fl("model") + ": " + model.error().message, model.error().where, model.error().fix);
   if (!model->has_architecture)
     return fail(fl("model") + ": " + no_architecture_reason(*model), {},
                 model->kind.empty() ? "give the path to its Hugging Face config.json instead" : "");

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "recipebook/catalog/hf_config_internal.hpp"
+#include "recipebook/catalog/model_limits.hpp"
 #include "recipebook/catalog/yaml_scalar.hpp"
 #include "recipebook/catalog/yaml_tree.hpp"
 
@@ -32,6 +33,7 @@ constexpr Family kFamilies[] = {
     {"qwen3_5_text", read_qwen_next},
     {"qwen3_5_moe", read_qwen_next},
     {"qwen3_5_moe_text", read_qwen_next},
+    {"deepseek_v2", read_deepseek},
     {"deepseek_v3", read_deepseek},
     {"kimi_k2", read_deepseek},
     {"glm4_moe", read_deepseek},
@@ -41,6 +43,13 @@ constexpr Family kFamilies[] = {
     {"nemotron_h", read_nemotron_h},
     {"gpt2", read_gpt2},
     {"gpt_neox", read_gpt_neox},
+    // Read by their parts (hf_config_parts.cpp); any other model_type is too, with its assumptions.
+    {"gemma2", read_by_parts},
+    {"phi3", read_by_parts},
+    {"olmoe", read_by_parts},
+    {"mamba", read_by_parts},
+    {"falcon_mamba", read_by_parts},
+    {"jamba", read_by_parts},
 };
 
 const Family* find_family(const std::string& type) {
@@ -55,7 +64,9 @@ std::string supported_list() {
   return out;
 }
 
-Error error_at(std::string message, Where where, std::string fix = {}) {
+}  // namespace
+
+Error error_at(std::string message, Where where, std::string fix) {
   Error e;
   e.message = std::move(message);
   e.where = std::move(where);
@@ -64,17 +75,30 @@ Error error_at(std::string message, Where where, std::string fix = {}) {
   return e;
 }
 
+namespace {
+
+// The model's name: the last part of `_name_or_path` ("org/name" is also the hf_id), else the folder
+// of a config.json (made absolute, so that "./config.json" names the current folder, not "."), else
+// the file's stem ("mistral-7b.json").
 std::string name_from(const Json& j, const std::string& file, std::string* hf_id) {
+  namespace fs = std::filesystem;
   if (auto it = j.find("_name_or_path"); it != j.end() && it->is_string()) {
     const std::string p = it->get<std::string>();
     const auto slash = p.find('/');
     if (slash != std::string::npos && p.find('/', slash + 1) == std::string::npos && p.front() != '.')
       *hf_id = p;
-    const std::string base = std::filesystem::path(p).filename().string();
-    if (!base.empty()) return base;
+    const std::string base = fs::path(p).filename().string();
+    if (!base.empty() && base != "." && base != "..") return base;
   }
-  const auto parent = std::filesystem::path(file).parent_path().filename().string();
-  return parent.empty() ? std::filesystem::path(file).filename().string() : parent;
+  const fs::path path(file);
+  if (path.filename() == "config.json") {
+    std::error_code ec;
+    fs::path dir = fs::weakly_canonical(fs::absolute(path, ec), ec).parent_path();
+    if (ec) dir = path.parent_path();
+    const std::string name = dir.filename().string();
+    if (!name.empty() && name != "." && name != "..") return name;
+  }
+  return path.stem().string();
 }
 
 }  // namespace
@@ -83,7 +107,20 @@ void HfReader::fail_with(std::string message, std::string fix) {
   if (!error_) error_ = error_at(std::move(message), Where{file_, 0, 0}, std::move(fix));
 }
 
+void HfReader::fail_at(const char* key, std::string message, std::string fix) {
+  if (error_) return;
+  fail_with(std::move(message), std::move(fix));
+  failed_key_ = prefix_ + key;
+}
+
+const char* HfReader::first_of(std::initializer_list<const char*> keys) const {
+  for (const char* k : keys)
+    if (has(k)) return k;
+  return nullptr;
+}
+
 const nlohmann::json* HfReader::get(const char* key) const {
+  read_.insert(key);
   if (!j_.is_object()) return nullptr;
   auto it = j_.find(key);
   if (it == j_.end() || it->is_null()) return nullptr;
@@ -91,7 +128,9 @@ const nlohmann::json* HfReader::get(const char* key) const {
 }
 
 void HfReader::wrong_type(const char* key, const char* expected) {
-  fail_with("`" + prefix_ + key + "` must be " + expected + ", found " + get(key)->dump());
+  std::string found = get(key)->dump();
+  if (found.size() > 60) found = found.substr(0, 57) + "...";  // a hostile value is not echoed whole
+  fail_at(key, "`" + prefix_ + key + "` must be " + expected + ", found " + found);
 }
 
 int64_t HfReader::req_int(const char* key) {
@@ -106,10 +145,26 @@ int64_t HfReader::req_int(const char* key) {
 int HfReader::req_int32(const char* key) {
   const int64_t v = req_int(key);
   if (v > std::numeric_limits<int>::max()) {
-    fail_with("`" + prefix_ + key + "` is too large: " + std::to_string(v));
+    fail_at(key, "`" + prefix_ + key + "` is too large: " + std::to_string(v));
     return 0;
   }
   return static_cast<int>(v);
+}
+
+int HfReader::req_layers(const char* key) {
+  if (!has(key)) return req_int32(key);
+  return layers_or(key, 0);
+}
+
+int HfReader::layers_or(const char* key, int fallback) {
+  const int64_t n = int_or(key, fallback);
+  if (failed()) return 0;
+  if (n < 1 || n > kMaxLayers) {
+    fail_at(key, "`" + prefix_ + key + "` is " + std::to_string(n) + "; a model has 1 to " +
+                     std::to_string(kMaxLayers) + " layers");
+    return 0;
+  }
+  return static_cast<int>(n);
 }
 
 std::optional<int64_t> HfReader::opt_int(const char* key) {
@@ -118,7 +173,7 @@ std::optional<int64_t> HfReader::opt_int(const char* key) {
   if (v->is_number_integer()) {
     const int64_t i = v->get<int64_t>();
     if (i < 0) {
-      fail_with("`" + prefix_ + key + "` must be >= 0, found " + std::to_string(i));
+      fail_at(key, "`" + prefix_ + key + "` must be >= 0, found " + std::to_string(i));
       return std::nullopt;
     }
     return i;
@@ -136,7 +191,7 @@ int64_t HfReader::int_or(const char* key, int64_t fallback) { return opt_int(key
 int HfReader::int32_or(const char* key, int fallback) {
   const int64_t v = int_or(key, fallback);
   if (v > std::numeric_limits<int>::max()) {
-    fail_with("`" + prefix_ + key + "` is too large: " + std::to_string(v));
+    fail_at(key, "`" + prefix_ + key + "` is too large: " + std::to_string(v));
     return fallback;
   }
   return static_cast<int>(v);
@@ -208,7 +263,25 @@ std::vector<std::string> supported_model_types() {
   return out;
 }
 
+namespace {
+
+// The error of a reader, placed at the field it is about when it is about one.
+tl::unexpected<Error> reader_error(const HfReader& r, std::string_view text) {
+  Error e = r.error();
+  if (!r.failed_key().empty() && e.where.line == 0) e.where = hf_key_where(text, e.where.file, r.failed_key());
+  return tl::unexpected<Error>(std::move(e));
+}
+
+}  // namespace
+
 Result<Model> model_from_hf_config_text(std::string_view text, const std::string& file) {
+  // A config.json is a few kilobytes (the largest, with per-layer lists, a few tens); the bound keeps
+  // what a request from a web page can make the parser hold small.
+  constexpr size_t kMaxConfigBytes = size_t{4} << 20;
+  if (text.size() > kMaxConfigBytes)
+    return tl::unexpected<Error>(
+        error_at("config.json is " + std::to_string(text.size()) + " bytes; a model config is at most 4 MiB",
+                 Where{file, 0, 0}));
   Json j;
   try {
     j = Json::parse(text.begin(), text.end());
@@ -227,10 +300,10 @@ Result<Model> model_from_hf_config_text(std::string_view text, const std::string
   try {
     HfReader top(j, file, "?");
     const auto type = top.opt_str("model_type");
-    if (top.failed()) return tl::unexpected<Error>(top.error());
+    if (top.failed()) return reader_error(top, text);
     if (!type)
-      return tl::unexpected<Error>(error_at("config.json has no `model_type`", Where{file, 0, 0},
-                                            "supported model types: " + supported_list()));
+      return tl::unexpected<Error>(
+          error_at("config.json has no `model_type`", Where{file, 0, 0}, "known model types: " + supported_list()));
     // A VL config: the language model is under text_config (its model_type, if given, picks the reader).
     const Json* text_cfg = top.object("text_config");
     std::string text_type = *type;
@@ -240,18 +313,18 @@ Result<Model> model_from_hf_config_text(std::string_view text, const std::string
     }
     const Family* fam = find_family(text_type);
     if (fam == nullptr) fam = find_family(*type);
-    if (fam == nullptr)
-      return tl::unexpected<Error>(error_at("unsupported model_type '" + *type + "' in config.json",
-                                            Where{file, 0, 0}, "supported model types: " + supported_list()));
     Model m;
     m.family = *type;
     m.name = name_from(j, file, &m.hf_id);
     m.source = "config.json: " + file;
+    if (fam == nullptr)
+      m.assumptions.push_back("model_type '" + text_type + "' is not one recipebook knows: read by its fields");
     HfReader tr(text_cfg != nullptr ? *text_cfg : j, file, text_type,
                 text_cfg != nullptr ? "text_config." : "");
+    (fam != nullptr ? fam->read : read_by_parts)(tr, m);
+    refuse_unread_shaping_fields(tr);
+    if (tr.failed()) return reader_error(tr, text);
     // tie_word_embeddings may sit at the top of a VL config instead of inside text_config.
-    fam->read(tr, m);
-    if (tr.failed()) return tl::unexpected<Error>(tr.error());
     if (text_cfg != nullptr && !tr.has("tie_word_embeddings") && top.has("tie_word_embeddings"))
       m.tied_embeddings = top.bool_or("tie_word_embeddings", m.tied_embeddings);
     if (const Json* vis = top.object("vision_config")) {
@@ -260,12 +333,16 @@ Result<Model> model_from_hf_config_text(std::string_view text, const std::string
         read_siglip_vision(v, top, m);
       else
         read_qwen_vision(v, m);
-      if (v.failed()) return tl::unexpected<Error>(v.error());
+      if (v.failed()) return reader_error(v, text);
       if (m.vision.out_hidden == 0) m.vision.out_hidden = static_cast<int>(m.hidden);
     }
-    if (top.failed()) return tl::unexpected<Error>(top.error());
+    if (top.failed()) return reader_error(top, text);
     if (m.layers.empty())
       return tl::unexpected<Error>(error_at("config.json describes no layers", Where{file, 0, 0}));
+    if (auto problem = check_architecture(m, hf_arch_namer(tr, j))) {
+      const std::string key = hf_arch_namer(tr, j)(problem->key);
+      return tl::unexpected<Error>(error_at(problem->message, hf_key_where(text, file, key)));
+    }
     return m;
   } catch (const std::exception& e) {  // nlohmann type errors; the readers check types first
     return tl::unexpected<Error>(

@@ -23,6 +23,7 @@
 //   n_embd) gpt_neox   EleutherAI/pythia config.json (use_parallel_residual, rotary_pct; biases on, untied by
 //   default)
 #include <cmath>
+#include <limits>
 
 #include "recipebook/catalog/hf_config_internal.hpp"
 #include "recipebook/catalog/model_layers.hpp"
@@ -36,8 +37,7 @@ void read_core(HfReader& r, Model& m, bool tied_default) {
   m.vocab = r.req_int("vocab_size");
   m.attn.heads = r.req_int32("num_attention_heads");
   m.attn.kv_heads = r.int32_or("num_key_value_heads", m.attn.heads);
-  const int default_head_dim = m.attn.heads > 0 ? static_cast<int>(m.hidden / m.attn.heads) : 0;
-  m.attn.head_dim = r.int32_or("head_dim", default_head_dim);
+  m.attn.head_dim = head_dim_or_split(r, {"head_dim"}, "hidden_size", m.hidden, "num_attention_heads", m.attn.heads);
   m.attn.v_head_dim = m.attn.head_dim;
   m.max_position = r.int32_or("max_position_embeddings", 0);
   m.tied_embeddings = r.bool_or("tie_word_embeddings", tied_default);
@@ -45,6 +45,8 @@ void read_core(HfReader& r, Model& m, bool tied_default) {
   if (!r.failed() && (m.attn.heads == 0 || m.hidden == 0))
     r.fail_with("config.json has zero hidden_size or num_attention_heads");
 }
+
+}  // namespace
 
 // `gated`: the MLP has gate and up projections (Llama-style), so silu is SwiGLU and gelu GeGLU.
 Activation activation_of(const std::string& act, HfReader& r, bool gated) {
@@ -93,21 +95,36 @@ void apply_layer_types(HfReader& r, const std::vector<std::string>& types, int w
 // mlp_only_layers (transformers Qwen3MoeDecoderLayer).
 void apply_qwen_moe_layers(HfReader& r, Model& m) {
   const int step = r.int32_or("decoder_sparse_step", 1);
-  const auto mlp_only = r.opt_int_list("mlp_only_layers").value_or(std::vector<int64_t>{});
   for (size_t i = 0; i < m.layers.size(); ++i) {
-    bool dense = step <= 0 || (static_cast<int>(i) + 1) % step != 0;
-    for (int64_t k : mlp_only) dense = dense || k == static_cast<int64_t>(i);
+    const bool dense = step <= 0 || (static_cast<int>(i) + 1) % step != 0;
     m.layers[i].ffn = dense ? FfnKind::kDense : FfnKind::kMoe;
   }
+  // One pass over the list (its length is the input's, not bounded by the layer count).
+  for (int64_t k : r.opt_int_list("mlp_only_layers").value_or(std::vector<int64_t>{}))
+    if (k >= 0 && k < static_cast<int64_t>(m.layers.size())) m.layers[static_cast<size_t>(k)].ffn = FfnKind::kDense;
 }
 
-}  // namespace
+int head_dim_or_split(HfReader& r, std::initializer_list<const char*> head_dim_keys, const char* hidden_key,
+                      int64_t hidden, const char* heads_key, int heads) {
+  for (const char* k : head_dim_keys)
+    if (r.has(k)) return r.int32_or(k, 0);
+  if (r.failed() || heads <= 0) return 0;
+  if (hidden % heads != 0) {
+    r.fail_at(hidden_key,
+              "`" + r.prefix() + hidden_key + "` (" + std::to_string(hidden) + ") is not a multiple of `" + r.prefix() +
+                  heads_key + "` (" + std::to_string(heads) + ") and no head dimension is given",
+              "give `head_dim`, or a head count that divides the hidden size");
+    return 0;
+  }
+  const int64_t dim = hidden / heads;
+  return dim > std::numeric_limits<int>::max() ? 0 : static_cast<int>(dim);
+}
 
 void read_llama_like(HfReader& r, Model& m) {
   const std::string& type = r.model_type();
   read_core(r, m, false);
   m.ffn = r.req_int("intermediate_size");
-  const int n = r.req_int32("num_hidden_layers");
+  const int n = r.req_layers("num_hidden_layers");
   if (r.failed()) return;
   const bool qwen2 = type == "qwen2";
   const bool qwen3 = type == "qwen3" || type == "qwen3_moe";
@@ -148,7 +165,7 @@ void read_llama_like(HfReader& r, Model& m) {
 void read_qwen_next(HfReader& r, Model& m) {
   const std::string& type = r.model_type();
   read_core(r, m, false);
-  const int n = r.req_int32("num_hidden_layers");
+  const int n = r.req_layers("num_hidden_layers");
   if (r.failed()) return;
   // Gated attention (q_proj doubled for a sigmoid output gate) and q/k RMSNorm in every Qwen3-Next
   // and Qwen3.5 attention layer (attn_output_gate, default true in the Qwen3.5 configs).
@@ -192,7 +209,7 @@ void read_deepseek(HfReader& r, Model& m) {
   const bool glm = r.model_type() == "glm4_moe";
   read_core(r, m, false);
   m.ffn = r.req_int("intermediate_size");
-  const int n = r.req_int32("num_hidden_layers");
+  const int n = r.req_layers("num_hidden_layers");
   if (r.failed()) return;
   if (glm) {
     // GLM-4.5: GQA with q/k/v biases (attention_bias) and optional q/k norm.
@@ -213,7 +230,7 @@ void read_deepseek(HfReader& r, Model& m) {
   m.moe.top_k = r.req_int32("num_experts_per_tok");
   m.moe.ffn = r.req_int("moe_intermediate_size");
   m.moe.shared_experts = r.int32_or("n_shared_experts", 0);
-  m.moe.shared_ffn = static_cast<int64_t>(m.moe.shared_experts) * m.moe.ffn;
+  m.moe.shared_ffn = mul_sat(m.moe.shared_experts, m.moe.ffn);
   // transformers DeepseekV3DecoderLayer: MoE where i >= first_k_dense_replace and i % moe_layer_freq == 0.
   const int first_dense = r.int32_or("first_k_dense_replace", 0);
   const int freq = r.int32_or("moe_layer_freq", 1);
@@ -225,7 +242,7 @@ void read_deepseek(HfReader& r, Model& m) {
 void read_gpt_oss(HfReader& r, Model& m) {
   read_core(r, m, false);
   m.ffn = r.req_int("intermediate_size");
-  const int n = r.req_int32("num_hidden_layers");
+  const int n = r.req_layers("num_hidden_layers");
   if (r.failed()) return;
   m.attn.qkv_bias = m.attn.out_bias = r.bool_or("attention_bias", true);
   m.attn.sinks = true;
@@ -260,7 +277,7 @@ void read_gemma3(HfReader& r, Model& m) {
   m.max_position = r.int32_or("max_position_embeddings", 131072);
   m.tied_embeddings = r.bool_or("tie_word_embeddings", true);
   m.activation = Activation::kGeglu;  // gelu_pytorch_tanh on a gated MLP
-  const int n = r.int32_or("num_hidden_layers", 26);
+  const int n = r.layers_or("num_hidden_layers", 26);
   const int window = r.int32_or("sliding_window", 4096);
   if (r.failed()) return;
   m.layers = layers_from_pattern(n, {}, {}, 0, false);
@@ -280,9 +297,8 @@ void read_nemotron_h(HfReader& r, Model& m) {
   m.ffn = r.req_int("intermediate_size");
   m.attn.heads = r.req_int32("num_attention_heads");
   m.attn.kv_heads = r.int32_or("num_key_value_heads", m.attn.heads);
-  m.attn.head_dim =
-      r.int32_or("attention_head_dim",
-                 r.int32_or("head_dim", m.attn.heads > 0 ? static_cast<int>(m.hidden / m.attn.heads) : 0));
+  m.attn.head_dim = head_dim_or_split(r, {"attention_head_dim", "head_dim"}, "hidden_size", m.hidden,
+                                      "num_attention_heads", m.attn.heads);
   m.attn.v_head_dim = m.attn.head_dim;
   m.attn.qkv_bias = m.attn.out_bias = r.bool_or("attention_bias", false);
   m.mlp_bias = r.bool_or("mlp_bias", false);
@@ -294,8 +310,13 @@ void read_nemotron_h(HfReader& r, Model& m) {
   m.mamba.state = r.req_int32("ssm_state_size");
   m.mamba.groups = r.int32_or("n_groups", 1);
   m.mamba.conv_kernel = r.int32_or("conv_kernel", 4);
+  // Megatron-Core's MambaMixer asserts no in/out projection bias (mamba_mixer.py `assert not bias`).
+  if (r.bool_or("mamba_proj_bias", false))
+    r.fail_at("mamba_proj_bias", "`" + r.prefix() +
+                                     "mamba_proj_bias` true: Mamba-2 projection biases are not modeled "
+                                     "(Megatron-Core's MambaMixer builds none)");
   m.mtp_layers = r.int32_or("num_nextn_predict_layers", 0);
-  const int n = r.req_int32("num_hidden_layers");
+  const int n = r.req_layers("num_hidden_layers");
   const auto pattern = r.opt_str("hybrid_override_pattern");
   if (r.failed()) return;
   if (!pattern) {
@@ -325,11 +346,11 @@ void read_gpt2(HfReader& r, Model& m) {
   m.vocab = r.req_int("vocab_size");
   m.attn.heads = r.req_int32("n_head");
   m.attn.kv_heads = m.attn.heads;
-  const int n = r.req_int32("n_layer");
+  const int n = r.req_layers("n_layer");
   if (r.failed()) return;
-  m.attn.head_dim = m.attn.v_head_dim = static_cast<int>(m.hidden / m.attn.heads);
+  m.attn.head_dim = m.attn.v_head_dim = head_dim_or_split(r, {}, "n_embd", m.hidden, "n_head", m.attn.heads);
   m.attn.qkv_bias = m.attn.out_bias = true;
-  m.ffn = r.int_or("n_inner", 4 * m.hidden);
+  m.ffn = r.int_or("n_inner", mul_sat(4, m.hidden));
   m.mlp_bias = true;
   m.norm = NormKind::kLayer;
   m.activation = Activation::kGelu;
@@ -342,10 +363,11 @@ void read_gpt2(HfReader& r, Model& m) {
 void read_gpt_neox(HfReader& r, Model& m) {
   read_core(r, m, false);
   m.ffn = r.req_int("intermediate_size");
-  const int n = r.req_int32("num_hidden_layers");
+  const int n = r.req_layers("num_hidden_layers");
   if (r.failed()) return;
   m.attn.kv_heads = m.attn.heads;
-  m.attn.head_dim = m.attn.v_head_dim = static_cast<int>(m.hidden / m.attn.heads);
+  m.attn.head_dim = m.attn.v_head_dim =
+      head_dim_or_split(r, {}, "hidden_size", m.hidden, "num_attention_heads", m.attn.heads);
   m.attn.qkv_bias = m.attn.out_bias = r.bool_or("attention_bias", true);
   m.mlp_bias = true;
   m.norm = NormKind::kLayer;

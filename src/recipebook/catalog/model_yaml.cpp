@@ -1,6 +1,7 @@
 #include "recipebook/catalog/model_yaml.hpp"
 
 #include "recipebook/catalog/model_layers.hpp"
+#include "recipebook/catalog/model_limits.hpp"
 #include "recipebook/catalog/yaml_read.hpp"
 
 namespace rb {
@@ -106,6 +107,11 @@ void read_layers(YamlReader& r, const YNode* arch, Model& m) {
     if (layers->get("count") == nullptr) r.error(*layers, "`architecture.layers.count` is missing");
     return;
   }
+  if (*count > kMaxLayers) {  // before any layer list is built (model_limits.hpp)
+    r.error(*layers->get("count"), "`" + p + ".count` is " + std::to_string(*count) + "; a model has 1 to " +
+                                       std::to_string(kMaxLayers) + " layers");
+    return;
+  }
   if (const YNode* hybrid = layers->get("hybrid_pattern"); hybrid != nullptr && !hybrid->is_null()) {
     const auto text = r.string(layers, "hybrid_pattern", p);
     if (!text) return;
@@ -161,6 +167,78 @@ void read_layers(YamlReader& r, const YNode* arch, Model& m) {
   const int first_dense = r.int32(layers, "first_dense", p).value_or(0);
   if (first_dense > *count) r.error(*layers->get("first_dense"), "`" + p + ".first_dense` exceeds `count`");
   m.layers = layers_from_pattern(*count, mixers, windows, first_dense, m.moe.experts > 0);
+}
+
+// The YAML path of each value check_architecture can be about.
+std::string yaml_key(ArchKey k) {
+  switch (k) {
+    case ArchKey::kHidden: return "architecture.hidden";
+    case ArchKey::kVocab: return "architecture.vocab";
+    case ArchKey::kLayers: return "architecture.layers.count";
+    case ArchKey::kFfn: return "architecture.ffn";
+    case ArchKey::kMaxPosition: return "architecture.max_position";
+    case ArchKey::kMtpLayers: return "architecture.mtp_layers";
+    case ArchKey::kHeads: return "architecture.attention.heads";
+    case ArchKey::kKvHeads: return "architecture.attention.kv_heads";
+    case ArchKey::kHeadDim: return "architecture.attention.head_dim";
+    case ArchKey::kVHeadDim: return "architecture.attention.v_head_dim";
+    case ArchKey::kWindow: return "architecture.layers.window_pattern";
+    case ArchKey::kMlaQLora: return "architecture.mla.q_lora_rank";
+    case ArchKey::kMlaKvLora: return "architecture.mla.kv_lora_rank";
+    case ArchKey::kMlaQkNope: return "architecture.mla.qk_nope_dim";
+    case ArchKey::kMlaQkRope: return "architecture.mla.qk_rope_dim";
+    case ArchKey::kMlaV: return "architecture.mla.v_dim";
+    case ArchKey::kGdnKeyHeads: return "architecture.gdn.key_heads";
+    case ArchKey::kGdnValueHeads: return "architecture.gdn.value_heads";
+    case ArchKey::kGdnKeyDim: return "architecture.gdn.key_dim";
+    case ArchKey::kGdnValueDim: return "architecture.gdn.value_dim";
+    case ArchKey::kGdnConv: return "architecture.gdn.conv_kernel";
+    case ArchKey::kMambaHeads: return "architecture.mamba.heads";
+    case ArchKey::kMambaHeadDim: return "architecture.mamba.head_dim";
+    case ArchKey::kMambaState: return "architecture.mamba.state";
+    case ArchKey::kMambaGroups: return "architecture.mamba.groups";
+    case ArchKey::kMambaConv: return "architecture.mamba.conv_kernel";
+    case ArchKey::kMambaDtRank: return "architecture.mamba.dt_rank";
+    case ArchKey::kExperts: return "architecture.moe.experts";
+    case ArchKey::kTopK: return "architecture.moe.top_k";
+    case ArchKey::kMoeFfn: return "architecture.moe.ffn";
+    case ArchKey::kSharedExperts: return "architecture.moe.shared_experts";
+    case ArchKey::kSharedFfn: return "architecture.moe.shared_ffn";
+    case ArchKey::kVisionLayers: return "architecture.vision.layers";
+    case ArchKey::kVisionHidden: return "architecture.vision.hidden";
+    case ArchKey::kVisionFfn: return "architecture.vision.ffn";
+    case ArchKey::kVisionHeads: return "architecture.vision.heads";
+    case ArchKey::kVisionPatch: return "architecture.vision.patch";
+  }
+  return "architecture";
+}
+
+// The checks both loaders share (model_limits.hpp: the frameworks' divisibility and range rules and
+// the size bounds), reported at the deepest node of the key's path that the file has. Also: without
+// a head_dim, the hidden size must split evenly over the heads.
+void check_architecture_values(YamlReader& r, const YNode& doc, const Model& m) {
+  const YNode* arch = doc.get("architecture");
+  const YNode* attn = arch != nullptr ? arch->get("attention") : nullptr;
+  if (attn != nullptr && attn->is_map() && attn->get("head_dim") == nullptr && m.attn.heads > 0 &&
+      m.hidden % m.attn.heads != 0) {
+    r.error(*attn, "`architecture.hidden` (" + std::to_string(m.hidden) +
+                       ") is not a multiple of `architecture.attention.heads` (" + std::to_string(m.attn.heads) +
+                       ") and `architecture.attention.head_dim` is not given");
+    return;
+  }
+  const auto problem = check_architecture(m, yaml_key);
+  if (!problem) return;
+  const YNode* at = &doc;
+  std::string path = yaml_key(problem->key);
+  for (size_t start = 0; at != nullptr;) {
+    const size_t dot = path.find('.', start);
+    const YNode* next = at->is_map() ? at->get(path.substr(start, dot - start)) : nullptr;
+    if (next == nullptr) break;
+    at = next;
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  r.error(*at, problem->message);
 }
 
 }  // namespace
@@ -227,6 +305,8 @@ std::optional<Model> model_from_yaml(const YNode& doc, Diagnostics& diags) {
   read_sections(r, arch, m);
   read_layers(r, arch, m);
   check_layer_dims(r, *arch, m, arch);
+  if (r.failed()) return std::nullopt;
+  check_architecture_values(r, doc, m);
   if (r.failed()) return std::nullopt;
   return m;
 }

@@ -1,5 +1,7 @@
 #include "recipebook/catalog/model_yaml.hpp"
 
+#include <chrono>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -170,6 +172,75 @@ TEST(ModelYaml, LayerHelpers) {
   EXPECT_EQ(bad, 4u);
   EXPECT_EQ(parse_mixer("mamba2"), MixerKind::kMamba2);
   EXPECT_FALSE(parse_mixer("ssm"));
+}
+
+}  // namespace
+}  // namespace rb
+
+namespace rb {
+namespace {
+
+// A hostile catalog file is refused like a hostile config.json (model_limits.hpp), naming the path
+// and the line, and a huge layer count is refused before any layer list is built.
+struct HostileYaml {
+  const char* name;
+  const char* attention;
+  const char* layers;
+  const char* moe;
+  const char* path;  // named in the message
+  int line;          // of the node the finding is at
+};
+
+class ModelYamlHostile : public ::testing::TestWithParam<HostileYaml> {};
+
+TEST_P(ModelYamlHostile, RefusedNamingThePath) {
+  const HostileYaml& h = GetParam();
+  const std::string text = std::string("name: hostile\nsource: test\narchitecture:\n  hidden: 4096\n  vocab: 32000\n") +
+                           "  ffn: 11008\n  attention: " + h.attention + "\n  layers: " + h.layers +
+                           "\n  moe: " + h.moe + "\n";
+  Diagnostics ds;
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto m = convert(text, ds);
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_FALSE(m) << h.name;
+  ASSERT_FALSE(ds.empty()) << h.name;
+  EXPECT_THAT(ds.front().message, HasSubstr(h.path)) << all(ds);
+  EXPECT_EQ(ds.front().where.line, h.line) << all(ds);
+  EXPECT_LT(ms, 200.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Issue, ModelYamlHostile,
+    ::testing::Values(HostileYaml{"layers_1e9", "{heads: 32}", "{count: 1000000000}",
+                                  "{experts: 8, top_k: 2, ffn: 1024}", "architecture.layers.count", 8},
+                      HostileYaml{"kv_not_dividing", "{heads: 32, kv_heads: 5}", "{count: 4}",
+                                  "{experts: 8, top_k: 2, ffn: 1024}", "architecture.attention.kv_heads", 7},
+                      HostileYaml{"more_kv_than_heads", "{heads: 32, kv_heads: 64}", "{count: 4}",
+                                  "{experts: 8, top_k: 2, ffn: 1024}", "architecture.attention.kv_heads", 7},
+                      HostileYaml{"top_k_above_experts", "{heads: 32}", "{count: 4}",
+                                  "{experts: 8, top_k: 9, ffn: 1024}", "architecture.moe.top_k", 9},
+                      HostileYaml{"hidden_not_split", "{heads: 30}", "{count: 4}", "{experts: 8, top_k: 2, ffn: 1024}",
+                                  "architecture.hidden", 7},
+                      HostileYaml{"experts_huge", "{heads: 32}", "{count: 4}",
+                                  "{experts: 100000000, top_k: 2, ffn: 1024}", "architecture.moe.experts", 9}),
+    [](const ::testing::TestParamInfo<HostileYaml>& p) { return std::string(p.param.name); });
+
+TEST(ModelYaml, HugeSizesAreRefused) {
+  Diagnostics ds;
+  const auto m = convert(R"(
+name: huge
+source: test
+architecture:
+  hidden: 1000000000000000
+  vocab: 10000000000000
+  ffn: 11008
+  attention: {heads: 32, head_dim: 128}
+  layers: {count: 4}
+)",
+                         ds);
+  EXPECT_FALSE(m);
+  ASSERT_FALSE(ds.empty());
+  EXPECT_THAT(ds.front().message, HasSubstr("`architecture.hidden` is 1000000000000000; it must be at most 131072"));
 }
 
 }  // namespace

@@ -18,7 +18,8 @@ enum class MixerKind {
   kAttention,  // softmax attention: MHA or GQA (kv_heads < heads), optionally sliding-window
   kMla,        // multi-head latent attention (DeepSeek-V2/V3, Kimi K2)
   kGdn,        // Gated DeltaNet linear attention (Qwen3-Next, Qwen3.5)
-  kMamba2,     // Mamba-2 state-space mixer (Nemotron-H)
+  kMamba2,     // Mamba state-space mixer: Mamba-2 (Nemotron-H), or Mamba-1 with mamba.version 1
+              // (Falcon-Mamba, Jamba)
   kNone,       // no mixer (a Nemotron-H MLP-only or MoE-only layer)
 };
 
@@ -66,12 +67,18 @@ struct GdnDims {
   int conv_kernel = 0;
 };
 
+// Mamba-2: heads x head_dim = d_inner, `groups` B/C groups. Mamba-1 (version 1) has one dt, A row
+// and D per channel and one B/C for all: stored as heads = d_inner, head_dim = 1, groups = 1, with
+// the dt low-rank projection of width dt_rank (x_proj d_inner -> dt_rank + 2 state, dt_proj back).
 struct MambaDims {
   int heads = 0;
   int head_dim = 0;
   int state = 0;
   int groups = 0;
   int conv_kernel = 0;
+  int version = 2;         // 1 = Mamba-1 selective scan, 2 = Mamba-2 SSD
+  int dt_rank = 0;         // Mamba-1 only
+  bool in_proj_bias = false;  // Mamba-1 use_bias / mamba_proj_bias (in_proj and out_proj biases)
 };
 
 struct MoeDims {
@@ -125,6 +132,10 @@ struct Model {
 
   std::vector<LayerSpec> layers;  // the decoder stack, in order
   int mtp_layers = 0;             // multi-token-prediction layers (DeepSeek-V3, GLM-4.5, Qwen3.5)
+
+  // What the loader assumed because the source did not say (a config.json of an unknown model_type
+  // read by its fields); shown with the estimate.
+  std::vector<std::string> assumptions;
 
   // Published counts (0 = not published), used by `check` and the tests, never by the estimator.
   int64_t published_total_params = 0;

@@ -12,6 +12,19 @@ double d(int64_t x) { return static_cast<double>(x); }
 // path's mlp_layer_flops uses 4 x expansion x 1.5, the same number).
 double glu_factor(const Model& m) { return is_gated(m.activation) ? 3.0 : 2.0; }
 
+// Mamba-1 (Falcon-Mamba, Jamba), which Megatron does not build: its GEMMs as shaped (in_proj
+// h -> 2 d_inner, x_proj d_inner -> dt_rank + 2 state, dt_proj dt_rank -> d_inner, out_proj
+// d_inner -> h) at 2 FLOPs per multiply-add, and the selective scan at Megatron's mamba_layer_flops
+// rate of 7 d_inner state per token.
+void mamba1_forward_flops(const Model& m, LayerFlops& f) {
+  const auto& s = m.mamba;
+  const double h = d(m.hidden);
+  const double d_in = d(s.heads) * s.head_dim;
+  const double r = s.dt_rank;
+  f.gemm = 2.0 * (h * 2.0 * d_in + d_in * (r + 2.0 * s.state) + r * d_in + d_in * h);
+  f.core_attn = 7.0 * d_in * s.state;
+}
+
 }  // namespace
 
 bool uses_hybrid_path(const Model& m) {
@@ -63,6 +76,10 @@ LayerFlops layer_forward_flops(const Model& m, const LayerSpec& spec, double seq
       break;
     }
     case MixerKind::kMamba2: {
+      if (m.mamba.version == 1) {
+        mamba1_forward_flops(m, f);
+        break;
+      }
       // mamba_layer_flops: d_in = 2 h (Megatron's convention, whatever heads x head_dim is);
       // in_proj 2 h (2 d_in + 2 groups state + heads), scan 7 d_in state, out_proj 2 d_in h.
       const auto& s = m.mamba;

@@ -75,7 +75,10 @@ Part gdn_part(const Model& m) {
 // Mamba-2 (mamba_ssm Mamba2 / Megatron MambaMixer): in_proj h -> (z, x, B, C, dt) =
 // 2 d_inner + 2 groups state + heads, conv1d over (x, B, C) with bias, dt_bias, A_log, D,
 // the gated RMSNorm over d_inner, out_proj.
+Part mamba1_part(const Model& m);
+
 Part mamba_part(const Model& m) {
+  if (m.mamba.version == 1) return mamba1_part(m);
   const auto& s = m.mamba;
   const int64_t h = m.hidden;
   const int64_t d_in = int64_t{s.heads} * s.head_dim;
@@ -83,6 +86,25 @@ Part mamba_part(const Model& m) {
   Part p;
   p.matrices = h * (2 * d_in + bc + s.heads) + (d_in + bc) * s.conv_kernel + d_in * h;
   p.sharded_1d = (d_in + bc) + 3 * int64_t{s.heads} + d_in;  // conv bias, dt_bias, A_log, D, norm
+  return p;
+}
+
+// Mamba-1 (transformers MambaMixer / FalconMambaMixer, JambaMambaMixer; mamba_ssm Mamba): in_proj
+// h -> 2 d_inner (x and z), depthwise conv1d over x with bias, x_proj d_inner -> dt_rank + 2 state,
+// dt_proj dt_rank -> d_inner with bias, A_log d_inner x state, D, out_proj d_inner -> h; in/out
+// biases with use_bias. Jamba's dt/B/C RMSNorm weights (dt_rank + 2 state) are not counted.
+Part mamba1_part(const Model& m) {
+  const auto& s = m.mamba;
+  const int64_t h = m.hidden;
+  const int64_t d_in = int64_t{s.heads} * s.head_dim;
+  Part p;
+  p.matrices = h * 2 * d_in + d_in * s.conv_kernel + d_in * (int64_t{s.dt_rank} + 2 * int64_t{s.state}) +
+               int64_t{s.dt_rank} * d_in + d_in * h;
+  p.sharded_1d = d_in + d_in + d_in * s.state + d_in;  // conv bias, dt_proj bias, A_log, D
+  if (s.in_proj_bias) {
+    p.sharded_1d += 2 * d_in;
+    p.replicated += h;
+  }
   return p;
 }
 
