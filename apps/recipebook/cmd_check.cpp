@@ -223,8 +223,8 @@ Json diagnostic_json(const Diagnostic& d) {
 
 int run_check(const CheckOptions& o, const Context& ctx) {
   if (o.files.empty() && !o.builtin) {
-    ctx.err << "recipebook: check: give one or more files, or --builtin (see 'recipebook check --help')\n";
-    return kExitUsage;
+    return report_errors(ctx, {Error{"check: give one or more files, or --builtin", {}, "see 'recipebook check --help'"}},
+                         kExitUsage, "RB-USAGE");
   }
   auto cat = load_catalog(ctx);
   if (!cat) return kExitUsage;
