@@ -94,5 +94,16 @@ TEST(CheckOnePass, ARuleNeedingARejectedFieldIsSkippedNotDefaulted) {
   EXPECT_GE(ids.count("RB-SCHEMA-TYPE"), 2U) << r.out;  // tp and rows_per_microbatch
 }
 
+TEST(CheckOnePass, AnUnknownGpuSkipsOnlyTheRulesThatNeedOne) {
+  // RB-GPU-UNKNOWN used to hide every layout rule; TP 3 on Llama-3-8B needs no GPU to be wrong.
+  std::string text = read_all(RB_SOURCE_DIR "/tests/invalid/RB-GPU-UNKNOWN.yaml");
+  text = replaced(text, "  tp: 1", "  tp: 3");
+  test::TempDir dir;
+  const auto r = check_path(dir.write("gpu_unknown.yaml", text));
+  const auto ids = rule_ids(r.out);
+  EXPECT_EQ(ids.count("RB-GPU-UNKNOWN"), 1U) << r.out;
+  EXPECT_EQ(ids.count("RB-TP-HEADS"), 1U) << r.out;
+}
+
 }  // namespace
 }  // namespace rb::cli
