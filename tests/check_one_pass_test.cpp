@@ -3,6 +3,7 @@
 // layout rules. A field the schema rejected is unknown, never defaulted: a rule whose verdict
 // depends on it is not reported.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <fstream>
@@ -103,6 +104,18 @@ TEST(CheckOnePass, AnUnknownGpuSkipsOnlyTheRulesThatNeedOne) {
   const auto ids = rule_ids(r.out);
   EXPECT_EQ(ids.count("RB-GPU-UNKNOWN"), 1U) << r.out;
   EXPECT_EQ(ids.count("RB-TP-HEADS"), 1U) << r.out;
+}
+
+TEST(CheckOnePass, AnUnreadableFileIsAFindingThatNamesIt) {
+  CheckOptions o;
+  o.files = {"/no/such/record.yaml"};
+  const auto r = test::run_cli([&](const Context& ctx) { return run_check(o, ctx); }, true);
+  EXPECT_EQ(r.rc, kExitFindings);
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["findings"].size(), 1U) << r.out;
+  EXPECT_EQ(j["findings"][0]["rule"], "RB-FILE-READ");
+  EXPECT_EQ(j["findings"][0]["file"], "/no/such/record.yaml");
+  EXPECT_EQ(j["findings"][0]["where"], "/no/such/record.yaml");
 }
 
 }  // namespace

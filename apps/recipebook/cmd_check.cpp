@@ -216,6 +216,7 @@ Json diagnostic_json(const Diagnostic& d) {
   j["rule"] = d.rule_id;
   j["message"] = d.message;
   j["fix"] = d.fix;
+  j["where"] = d.where.str();  // as in every command's --json errors (report.hpp)
   return j;
 }
 

@@ -173,6 +173,7 @@ FileCheck Catalog::check_file(const std::string& path, std::optional<EntryKind> 
     FileCheck fc;
     fc.kind = kind.value_or(kind_of_path(path));
     Error e = text ? Error{} : text.error();
+    if (e.where.file.empty()) e.where.file = path;  // the finding names the file it is about
     if (text) {
       e.message = "empty file";
       e.where = Where{path, 0, 0};
