@@ -93,6 +93,8 @@ std::vector<Suggestion> suggestions(const std::string& fix) {
       {R"((?:use|set) VP in \{([0-9, ]+)\})", {"layout", "vpp"}},
       {R"((?:use|set) EP in \{([0-9, ]+)\})", {"layout", "ep"}},
       {R"((?:use|set) ETP in \{([0-9, ]+)\})", {"layout", "etp"}},
+      {R"((?:or|use) CP in \{([0-9, ]+)\})", {"layout", "cp"}},
+      {R"(raise EP to ([0-9]+))", {"layout", "ep"}},
       {R"(MBS in \{([0-9, ]+)\})", {"layout", "rows_per_microbatch"}},
       {R"(use a sequence length of ([0-9]+ or [0-9]+))", {"workload", "row_tokens"}},
       {R"(global batch that is a multiple of .*?\(e\.g\. ([0-9]+(?: or [0-9]+)?)\))", {"workload", "global_batch"}},
