@@ -145,7 +145,7 @@ TEST(PlanCli, UsageErrorsExitTwo) {
   o.ep = 3;
   r = run(o, false);
   EXPECT_EQ(r.rc, 2);
-  EXPECT_NE(r.err.find("--ep: [RB-EXPERTS-EP]"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--ep: error [RB-EXPERTS-EP]"), std::string::npos) << r.err;
 
   o = qwen_moe_8();
   o.tp = 8;

@@ -21,9 +21,4 @@ std::optional<Catalog> load_catalog(const Context& ctx) {
   return std::move(*cat);
 }
 
-int report(const Context& ctx, const Error& e) {
-  ctx.err << "recipebook: " << e.str() << "\n";
-  return kExitUsage;
-}
-
 }  // namespace rb::cli

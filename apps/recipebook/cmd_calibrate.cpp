@@ -102,9 +102,20 @@ int run_calibrate(const CalibrateOptions& o, const Context& ctx) {
 
   // Sequence length, GPUs and batch: flags, else the record, else the log's argument dump.
   const TrainingLog& first = logs.front();
+  RunClaims claims;
+  auto from = [&](bool flag, bool record, const char* name) {
+    return flag ? std::string("--") + name : record ? "the recipe " + o.recipe : std::string("the log");
+  };
   const int64_t seq = o.seq > 0 ? o.seq : rec.seq > 0 ? rec.seq : first.arg_int("seq_length").value_or(0);
   const int gpus = o.gpus > 0 ? o.gpus : rec.gpus > 0 ? rec.gpus : static_cast<int>(first.arg_int("world_size").value_or(0));
   const int64_t gbs = o.gbs > 0 ? o.gbs : rec.gbs > 0 ? rec.gbs : first.arg_int("global_batch_size").value_or(0);
+  claims.seq = seq;
+  claims.seq_from = from(o.seq > 0, rec.seq > 0, "seq");
+  claims.gpus = gpus;
+  claims.gpus_from = from(o.gpus > 0, rec.gpus > 0, "gpus");
+  // --gbs is only the fallback for lines that print none; the record's batch is what it claims.
+  claims.gbs = rec.gbs > 0 ? rec.gbs : o.gbs;
+  claims.gbs_from = from(rec.gbs <= 0 && o.gbs > 0, rec.gbs > 0, "gbs");
   auto summary = summarize_runs(runs, seq, gbs);
   if (!summary) return report(ctx, summary.error());
 
@@ -130,6 +141,10 @@ int run_calibrate(const CalibrateOptions& o, const Context& ctx) {
       if (auto m = catalog->find_model(model_ref); m && m->has_architecture) {
         in.active_params = static_cast<double>(count_params(*m).active);
         if (seq > 0) in.flops_per_token = megatron_flops_per_token(*m, seq);
+        claims.model = m->name;
+        claims.hidden = m->hidden;
+        claims.layers = m->num_layers();
+        claims.flops_per_token = in.flops_per_token;
       } else if (!m) {
         ctx.err << "warning: " << m.error().str() << "\n";
       }
@@ -142,6 +157,33 @@ int run_calibrate(const CalibrateOptions& o, const Context& ctx) {
   auto cal = calibrate(*summary, in);
   if (!cal) return report(ctx, cal.error());
   const RunSummary& s = cal->run;
+
+  // A log of another run than the one named (other GPUs, batch, sequence or model) would write a
+  // result that `check` rejects, or worse one it accepts: refuse it, naming every difference.
+  claims.tokens_per_s_per_gpu = cal->tokens_per_s_per_gpu;
+  std::vector<const TrainingLog*> log_ptrs;
+  for (const auto& log : logs) log_ptrs.push_back(&log);
+  if (auto mismatches = cross_check(log_ptrs, s, claims); !mismatches.empty()) {
+    if (!o.force) {
+      std::vector<Error> errors;
+      for (const auto& m : mismatches)
+        errors.push_back(Error{m.message, {m.file}, "calibrate the log of this run, correct the flags or the recipe, or give --force",
+                               "RB-CALIBRATE-MISMATCH"});
+      errors.push_back(Error{o.recipe.empty() ? "the log does not match the run described; nothing reported"
+                                              : "the log does not match the run described; " + o.recipe + " is unchanged",
+                             {}, "", "RB-CALIBRATE-MISMATCH"});
+      return report_errors(ctx, errors, kExitFindings);
+    }
+    for (const auto& m : mismatches)
+      ctx.err << "warning: " << (m.file.empty() ? "" : m.file + ": ") << m.message << " (--force: kept)\n";
+  }
+  for (const auto& r : runs)
+    if (auto left = excluded_lines(*r.log, r.window); !left.empty()) ctx.err << "note: " << left << "\n";
+  for (const auto& [name, v] : {std::pair{"MFU", cal->mfu}, std::pair{"MFU with Megatron's FLOPs count", cal->mfu_megatron}})
+    if (v && *v > kMaxPlausibleMfu)
+      ctx.err << fmt::format("warning: {} {:.2f} is implausibly high (Megatron-LM reports up to 0.47 on H100): check "
+                             "the GPU count, batch, model and --gpu / --precision\n",
+                             name, *v);
   if (s.nan_iterations > 0)
     ctx.err << fmt::format("warning: {} iteration(s) with a NaN loss: the run may not be sound\n", s.nan_iterations);
   if (s.skipped_iterations > 0)
@@ -180,6 +222,13 @@ int run_calibrate(const CalibrateOptions& o, const Context& ctx) {
     j["last_loss"] = s.last_loss ? nlohmann::ordered_json(*s.last_loss) : nullptr;
     j["nan_iterations"] = s.nan_iterations;
     j["skipped_iterations"] = s.skipped_iterations;
+    j["excluded"] = nlohmann::ordered_json::array();
+    for (const auto& r : runs)
+      for (size_t i = 0; i < r.log->iterations.size(); ++i)
+        if (i < r.window.first || i > r.window.last)
+          j["excluded"].push_back({{"log", r.log->file}, {"iteration", r.log->iterations[i].iteration},
+                                   {"step_time_s", r.log->iterations[i].step_time_s},
+                                   {"reason", r.window.automatic ? "warm-up" : "outside --window"}});
     j["measured"] = s.measured_date.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s.measured_date);
     if (!o.recipe.empty() && !o.dry_run) j["recipe"] = o.recipe;
     ctx.out << j.dump(2) << "\n";

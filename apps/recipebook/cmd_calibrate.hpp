@@ -24,6 +24,7 @@ struct CalibrateOptions {
   double peak_tflops = 0;         // --peak-tflops: dense peak per GPU, overrides the GPU's
   double usd_per_gpu_hour = 0;    // --usd-per-gpu-hour: overrides the GPU's price
   double active_params = 0;       // --active-params: overrides the model's count
+  bool force = false;              // --force: write even when the log does not match the recipe or flags
   bool dry_run = false;           // --dry-run: with --recipe, print the edited record instead of writing it
 };
 

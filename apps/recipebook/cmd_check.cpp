@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <functional>
 #include <map>
 #include <ostream>
 
@@ -15,28 +17,99 @@
 namespace rb::cli {
 namespace {
 
+// A field whose value the checks may not assume, tried at several values instead: a finding counts
+// only when its rule fires at every value tried (so it holds whatever the record meant).
+struct Probe {
+  std::string_view path;
+  void (*set)(RuleInput& in, int64_t v);
+  std::array<int64_t, 5> values;
+  size_t count;
+};
+
+int to_int(int64_t v) { return static_cast<int>(v); }
+
+const std::array<Probe, 12> kProbes = {{
+    {"layout.tp", [](RuleInput& in, int64_t v) { in.layout.tp = to_int(v); }, {1, 2, 3, 4, 8}, 5},
+    {"layout.pp", [](RuleInput& in, int64_t v) { in.layout.pp = to_int(v); }, {1, 2, 3, 4, 8}, 5},
+    {"layout.cp", [](RuleInput& in, int64_t v) { in.layout.cp = to_int(v); }, {1, 2, 3, 4}, 4},
+    {"layout.ep", [](RuleInput& in, int64_t v) { in.layout.ep = to_int(v); }, {1, 2, 3, 8}, 4},
+    {"layout.etp", [](RuleInput& in, int64_t v) { in.layout.etp = to_int(v); }, {1, 2, 4}, 3},
+    {"layout.vpp", [](RuleInput& in, int64_t v) { in.layout.vp = to_int(v); }, {1, 2, 3, 4}, 4},
+    {"layout.sequence_parallel", [](RuleInput& in, int64_t v) { in.layout.sp = v != 0; }, {0, 1}, 2},
+    {"layout.rows_per_microbatch", [](RuleInput& in, int64_t v) { in.layout.mbs = to_int(v); }, {1, 2, 3}, 3},
+    {"layout.dp", [](RuleInput&, int64_t) {}, {0}, 1},  // the rules derive DP from the GPU count
+    {"workload.row_tokens", [](RuleInput& in, int64_t v) { in.workload.seq = v; }, {2048, 4095, 4096, 8192, 131072}, 5},
+    {"workload.global_batch", [](RuleInput& in, int64_t v) { in.workload.gbs = v; }, {1, 63, 64, 1024, 1536}, 5},
+    {"gpu.per_node", [](RuleInput& in, int64_t v) { in.cluster.gpus_per_node = to_int(v); }, {1, 4, 8}, 3},
+}};
+
+// Sections no layout rule reads (the rules see only RuleInput and record_facts).
+constexpr std::array<std::string_view, 13> kPassive = {
+    "result", "correctness", "measurements", "comparisons", "known_issues", "author", "source",
+    "status", "schema_version", "notes", "pitfalls", "raw", "variant"};
+
+bool under(std::string_view path, std::string_view section) {
+  return path.starts_with(section) && (path.size() == section.size() || path[section.size()] == '.' ||
+                                        path[section.size()] == '[');
+}
+
+// One dimension of doubt: the values one unknown field (or the GPU count) is tried at.
+struct Doubt {
+  std::vector<std::function<void(RuleInput&)>> values;
+};
+
+// The findings of `base` whose rules fire on every variant `doubts` spans (all of them when there
+// is no doubt). Gives up (no findings) past kMaxVariants variants.
+std::vector<Finding> robust_findings(const RuleInput& base, const std::vector<Doubt>& doubts) {
+  constexpr size_t kMaxVariants = 4096;
+  if (base.model == nullptr) return {};
+  const PreparedRuleModel pm = prepare_rule_model(*base.model, base.hardware);
+  auto run = [&](const RuleInput& in) { return check_layout(pm, in.workload, in.cluster, in.layout, in.facts); };
+  std::vector<Finding> kept = run(base);
+  size_t total = 1;
+  for (const auto& d : doubts) total *= std::max<size_t>(1, d.values.size());
+  if (doubts.empty()) return kept;
+  if (total > kMaxVariants) return {};
+  for (size_t k = 0; k < total && !kept.empty(); ++k) {
+    RuleInput in = base;
+    size_t rest = k;
+    for (const auto& d : doubts) {
+      d.values[rest % d.values.size()](in);
+      rest /= d.values.size();
+    }
+    const auto fired = run(in);
+    std::erase_if(kept, [&](const Finding& f) {
+      return std::none_of(fired.begin(), fired.end(), [&](const Finding& g) { return g.rule_id == f.rule_id; });
+    });
+  }
+  return kept;
+}
+
 // Checks files and catalog records, keeping the findings a record accepts under `known_issues` apart.
 class Checker {
  public:
   explicit Checker(const Catalog& catalog) : catalog_(catalog) {}
 
   // All findings for one file of the user's: parse, schema and conversion (Catalog::check_file), then
-  // for a recipe that converted cleanly its semantic checks and layout rules.
+  // the record's semantic checks and layout rules. A record the schema rejected is checked on the
+  // fields it accepted (FileCheck::partial_recipe): every finding a run can make comes in one run.
   Diagnostics check_file(const std::string& path) {
     FileCheck fc = catalog_.check_file(path);
     Diagnostics ds = std::move(fc.findings);
-    if (fc.recipe) append(ds, check_recipe(fc.tree, fc.recipe->recipe));
+    if (fc.recipe) append(ds, check_recipe(fc.tree, fc.recipe->recipe, {}, &fc.tree));
+    else if (fc.partial_recipe)
+      append(ds, check_recipe(fc.partial_recipe->tree, fc.partial_recipe->recipe, fc.unknown_fields, &fc.tree));
     return ds;
   }
 
-  // The semantic checks and the layout rules of one schema-valid recipe record, less what its
-  // `known_issues` accept.
-  Diagnostics check_recipe(const YNode& tree, const Recipe& recipe) {
+  // The semantic checks and the layout rules of one recipe record, less what its `known_issues`
+  // accept. `unknown` names fields the schema rejected (absent from `tree`): a rule whose verdict
+  // depends on one of them is not reported. `positions` is the tree to point into (default `tree`).
+  Diagnostics check_recipe(const YNode& tree, const Recipe& recipe, const std::vector<std::string>& unknown = {},
+                           const YNode* positions = nullptr) {
     Diagnostics ds = check_record(tree, catalog_);
-    const bool layout_consistent = std::none_of(ds.begin(), ds.end(), [](const Diagnostic& d) {
-      return d.rule_id == "RB-LAYOUT-PRODUCT" || d.rule_id == "RB-MODEL-UNKNOWN" || d.rule_id == "RB-GPU-UNKNOWN";
-    });
-    if (layout_consistent && recipe.layout_known) append(ds, layout_findings(tree, recipe));
+    const bool model_unknown = std::any_of(ds.begin(), ds.end(), [](const Diagnostic& d) { return d.rule_id == "RB-MODEL-UNKNOWN"; });
+    if (!model_unknown) append(ds, layout_findings(tree, recipe, unknown, positions ? *positions : tree));
     return accept_known(tree, std::move(ds));
   }
 
@@ -47,7 +120,8 @@ class Checker {
     to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
   }
 
-  Diagnostics layout_findings(const YNode& tree, const Recipe& recipe) const {
+  Diagnostics layout_findings(const YNode& tree, const Recipe& recipe, const std::vector<std::string>& unknown,
+                              const YNode& positions) const {
     auto model = catalog_.find_model(recipe.model);
     if (!model || !model->has_architecture) return {};
     auto hw = catalog_.find_hardware(recipe.gpu);
@@ -61,8 +135,35 @@ class Checker {
     in.cluster.gpus_per_node = recipe.gpus_per_node;
     in.layout = recipe.layout;
     in.facts = record_facts(tree, recipe, &catalog_);
-    return to_diagnostics(check_layout(in), [&tree](std::string_view field) -> std::optional<Where> {
-      if (const YNode* n = node_at(tree, field)) return n->where;
+
+    std::vector<Doubt> doubts;
+    for (const auto& path : unknown) {
+      if (std::any_of(kPassive.begin(), kPassive.end(), [&](std::string_view s) { return under(path, s); })) continue;
+      if (path == "gpu.type") {  // an unknown GPU: the rules that need one are skipped
+        in.hardware = nullptr;
+        continue;
+      }
+      const auto probe = std::find_if(kProbes.begin(), kProbes.end(), [&](const Probe& p) { return p.path == path; });
+      if (probe == kProbes.end()) return {};  // no way to tell which rules read it: run none
+      Doubt d;
+      for (size_t i = 0; i < probe->count; ++i)
+        d.values.emplace_back([probe, i](RuleInput& r) { probe->set(r, probe->values[i]); });
+      doubts.push_back(std::move(d));
+    }
+    // Degrees that are neither written nor doubted hold defaults: not a layout to judge.
+    for (const char* deg : {"layout.tp", "layout.pp", "layout.cp", "layout.ep"}) {
+      const bool doubted = std::find(unknown.begin(), unknown.end(), deg) != unknown.end();
+      if (!recipe.layout_known && !doubted && node_at(tree, deg) == nullptr) return {};
+    }
+    // A stated DP that does not multiply out (RB-LAYOUT-PRODUCT) leaves open whether gpu.count or
+    // the degrees are wrong: a finding must hold at both GPU counts.
+    const auto dp = node_at(tree, "layout.dp") ? node_at(tree, "layout.dp")->as_int() : std::nullopt;
+    if (dp && *dp > 0 && in.cluster.gpus > 0 && *dp * in.layout.model_parallel() != in.cluster.gpus) {
+      const int stated = to_int(*dp * in.layout.model_parallel());
+      doubts.push_back(Doubt{{[](RuleInput&) {}, [stated](RuleInput& r) { r.cluster.gpus = stated; }}});
+    }
+    return to_diagnostics(robust_findings(in, doubts), [&positions](std::string_view field) -> std::optional<Where> {
+      if (const YNode* n = node_at(positions, field)) return n->where;
       return std::nullopt;
     });
   }
@@ -115,6 +216,7 @@ Json diagnostic_json(const Diagnostic& d) {
   j["rule"] = d.rule_id;
   j["message"] = d.message;
   j["fix"] = d.fix;
+  j["where"] = d.where.str();  // as in every command's --json errors (report.hpp)
   return j;
 }
 
@@ -122,8 +224,8 @@ Json diagnostic_json(const Diagnostic& d) {
 
 int run_check(const CheckOptions& o, const Context& ctx) {
   if (o.files.empty() && !o.builtin) {
-    ctx.err << "recipebook: check: give one or more files, or --builtin (see 'recipebook check --help')\n";
-    return kExitUsage;
+    return report_errors(ctx, {Error{"check: give one or more files, or --builtin", {}, "see 'recipebook check --help'"}},
+                         kExitUsage, "RB-USAGE");
   }
   auto cat = load_catalog(ctx);
   if (!cat) return kExitUsage;

@@ -66,9 +66,6 @@ Result<void> apply_run_options(const LaunchOptions& o, LaunchSpec& spec) {
   return {};
 }
 
-std::string finding_text(const Finding& f) {
-  return to_diagnostic(f, [](std::string_view) { return std::optional<Where>(); }).str();
-}
 
 }  // namespace
 
@@ -89,13 +86,12 @@ int run_launch(const LaunchOptions& o, const Context& ctx) {
   std::optional<FileCheck> file;
   if (is_recipe_file(o.source)) {
     file = catalog->check_file(o.source, EntryKind::kRecipe);
-    bool bad = !file->recipe.has_value();
-    for (const auto& d : file->findings) {
-      if (d.severity != Severity::kError) continue;
-      ctx.err << d.str() << "\n";
-      bad = true;
-    }
-    if (bad) return report(ctx, Error{"the recipe file has errors; not launching it", {o.source}, "recipebook check " + o.source});
+    Diagnostics errors;
+    for (const auto& d : file->findings)
+      if (d.severity == Severity::kError) errors.push_back(d);
+    if (!errors.empty() || !file->recipe)
+      return report_findings(ctx, errors, Error{"the recipe file has errors; not launching it", {o.source}, "recipebook check " + o.source},
+                             kExitUsage);
   }
 
   std::vector<std::string> notes;
@@ -122,15 +118,11 @@ int run_launch(const LaunchOptions& o, const Context& ctx) {
   std::string skipped;
   const auto findings = check_launch_rules(*spec, *catalog, skipped, req.recipe_file);
   if (!skipped.empty()) ctx.err << "note: layout rules not checked: " << skipped << "\n";
-  bool refused = false;
-  for (const auto& f : findings) {
-    if (f.severity == Severity::kError) refused = true;
-    ctx.err << spec->name << ": " << finding_text(f) << "\n";
-  }
-  if (refused) {
-    ctx.err << "recipebook: refusing to launch " << spec->name << ": the rules above reject its layout\n";
-    return kExitFindings;
-  }
+  const Diagnostics found = to_diagnostics(findings, [](std::string_view) { return std::optional<Where>(); });
+  if (has_errors(found))
+    return report_findings(ctx, found, Error{"refusing to launch " + spec->name + ": the rules above reject its layout"},
+                           kExitFindings, spec->name + ": ");
+  for (const auto& d : found) ctx.err << spec->name << ": " << d.str() << "\n";
 
   std::vector<FileToWrite> files;
   for (LaunchTarget t : targets) {

@@ -306,10 +306,13 @@ int run_plan(const PlanOptions& o, const Context& ctx, const Catalog& catalog) {
   const PlanInputs in{&pm, &rules, &*hw};
   if (auto ok = validate_request(in, *req); !ok) return report(ctx, ok.error());
   if (const auto conflicts = fixed_conflicts(in, *req); !conflicts.empty()) {
-    for (const Finding& f : conflicts)
-      ctx.err << "recipebook: " << flag_of(f.field) << (f.rule_id.empty() ? "" : "[" + f.rule_id + "] ") << f.message
-              << (f.fix.empty() ? "" : " (fix: " + f.fix + ")") << "\n";
-    return kExitUsage;
+    Diagnostics ds;
+    for (const Finding& f : conflicts) {
+      std::string flag = flag_of(f.field);
+      if (flag.ends_with(": ")) flag.resize(flag.size() - 2);
+      ds.push_back(Diagnostic{f.severity, f.rule_id, Where{flag}, f.message, f.fix});
+    }
+    return report_findings(ctx, ds, std::nullopt, kExitUsage, "recipebook: ", "RB-USAGE");
   }
 
   Result<PlanResult> result;

@@ -8,6 +8,7 @@
 #include <functional>
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -22,6 +23,7 @@
 #include "recipebook/cmd_recommend.hpp"
 #include "recipebook/cmd_show.hpp"
 #include "recipebook/context.hpp"
+#include "recipebook/report.hpp"
 #include "recipebook/version.hpp"
 
 namespace {
@@ -256,6 +258,7 @@ void add_calibrate(CLI::App& app, Action& action) {
   cmd->add_option("--usd-per-gpu-hour", o->usd_per_gpu_hour, "Price (overrides the GPU's)")->check(CLI::PositiveNumber);
   cmd->add_option("--active-params", o->active_params, "Active parameters (overrides the model's)")->check(CLI::PositiveNumber);
   cmd->add_flag("--dry-run", o->dry_run, "With --recipe: print the edited record instead of writing it");
+  cmd->add_flag("--force", o->force, "Write even when the log's GPUs, batch, sequence or model differ from the recipe's");
   cmd->footer(
       "Examples:\n"
       "  recipebook calibrate run.log --gpu h100 --model Llama-3-8B\n"
@@ -381,9 +384,13 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    std::cerr << "recipebook: " << e.what() << "\n";
-    std::cerr << "Run 'recipebook --help' or 'recipebook <command> --help'.\n";
-    return rb::cli::kExitUsage;
+    // A command line that did not parse may not have set g.json: look for the flag itself.
+    bool json = false;
+    for (int i = 1; i < argc && std::string_view(argv[i]) != "--"; ++i) json = json || std::string_view(argv[i]) == "--json";
+    const Context usage{std::cout, std::cerr, {}, json, false};
+    return rb::cli::report_errors(
+        usage, {rb::Error{e.what(), {}, "run 'recipebook --help' or 'recipebook <command> --help'", "RB-USAGE"}},
+        rb::cli::kExitUsage);
   }
   const char* no_color = std::getenv("NO_COLOR");
   Context ctx{std::cout, std::cerr, g.catalog_dirs, g.json,
@@ -391,7 +398,6 @@ int main(int argc, char** argv) {
   try {
     return action ? action(ctx) : rb::cli::kExitUsage;
   } catch (const std::exception& e) {  // last resort: the library reports expected failures itself
-    std::cerr << "recipebook: internal error: " << e.what() << "\n";
-    return 3;
+    return rb::cli::report_errors(ctx, {rb::Error{std::string("internal error: ") + e.what(), {}, {}, "RB-INTERNAL"}}, 3);
   }
 }

@@ -55,6 +55,12 @@ struct FileCheck {
   std::optional<ModelEntry> model;
   std::optional<HardwareEntry> hardware;
   std::optional<RecipeEntry> recipe;
+  // A recipe whose schema failed: the record converted without the values the schema rejected (its
+  // tree lacks them), so checks that read only valid fields can still run. `unknown_fields` names
+  // each rejected or missing field by record path ("layout.tp", "workload.global_batch"); a check
+  // that needs one of them must not run. Unset when the record is schema-valid (then see `recipe`).
+  std::optional<RecipeEntry> partial_recipe;
+  std::vector<std::string> unknown_fields;
 };
 
 struct RecipeFilter {

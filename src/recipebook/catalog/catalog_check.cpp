@@ -1,5 +1,6 @@
 // One catalog file: parse -> schema -> conversion, with every finding kept (Catalog::check_file and
 // the loader share this).
+#include <algorithm>
 #include <filesystem>
 
 #include "recipebook/catalog/catalog_internal.hpp"
@@ -24,6 +25,83 @@ Diagnostic finding_from_error(const Error& e) {
   d.fix = e.fix;
   return d;
 }
+
+namespace {
+
+bool same_position(const Where& a, const Where& b) { return a.line == b.line && a.col == b.col; }
+
+// The record path ("layout.tp", "result.window[1]") of the outermost value (with `keys`: of the key)
+// written at `at`, or nullopt.
+std::optional<std::string> path_at(const YNode& n, const std::string& path, const Where& at, bool keys) {
+  if (n.is_map()) {
+    for (const auto& [k, v] : n.map) {
+      const std::string p = path.empty() ? k.text : path + "." + k.text;
+      if (same_position(keys ? k.where : v.where, at)) return p;
+      if (auto found = path_at(v, p, at, keys)) return found;
+    }
+  } else if (n.is_seq()) {
+    for (size_t i = 0; i < n.seq.size(); ++i) {
+      const std::string p = path + "[" + std::to_string(i) + "]";
+      if (!keys && same_position(n.seq[i].where, at)) return p;
+      if (auto found = path_at(n.seq[i], p, at, keys)) return found;
+    }
+  }
+  return std::nullopt;
+}
+
+// Removes the map entry at a dotted path (no list indexes); false when there is none.
+bool erase_entry(YNode& root, std::string_view path) {
+  YNode* cur = &root;
+  while (true) {
+    const size_t dot = path.find('.');
+    const std::string_view key = path.substr(0, dot);
+    if (!cur->is_map()) return false;
+    auto it = std::find_if(cur->map.begin(), cur->map.end(), [&](const auto& kv) { return kv.first.text == key; });
+    if (it == cur->map.end()) return false;
+    if (dot == std::string_view::npos) {
+      cur->map.erase(it);
+      return true;
+    }
+    cur = &it->second;
+    path.remove_prefix(dot + 1);
+  }
+}
+
+// The fields the schema rejected or found missing, and `tree` without the rejected values (a value
+// inside a list takes its whole list with it). False when a finding cannot be tied to one field
+// (the document as a whole is wrong), so no partial record can be trusted.
+bool prune_rejected(YNode& tree, const Diagnostics& schema_findings, std::vector<std::string>& unknown) {
+  for (const auto& d : schema_findings) {
+    if (d.severity != Severity::kError) continue;
+    if (d.rule_id == "RB-SCHEMA-UNKNOWN-KEY") {
+      // The converter never reads a key the schema does not know, but what the writer meant (a
+      // misspelt `tp`?) is unknown: a check reading that field must not run on a default.
+      if (auto p = path_at(tree, "", d.where, true)) unknown.push_back(*p);
+      continue;
+    }
+    std::optional<std::string> p = same_position(tree.where, d.where) ? std::optional<std::string>("")
+                                                                       : path_at(tree, "", d.where, false);
+    if (!p) return false;
+    if (d.rule_id == "RB-SCHEMA-REQUIRED") {
+      const std::string lead = "missing required key '";
+      const size_t at = d.message.find(lead);
+      if (at == std::string::npos) return false;
+      const size_t from = at + lead.size();
+      const std::string key = d.message.substr(from, d.message.find('\'', from) - from);
+      unknown.push_back(p->empty() ? key : *p + "." + key);
+      continue;
+    }
+    const std::string entry = p->substr(0, p->find('['));
+    if (entry.empty()) return false;
+    erase_entry(tree, entry);  // already gone when an earlier finding removed it or a parent
+    unknown.push_back(entry);
+  }
+  std::sort(unknown.begin(), unknown.end());
+  unknown.erase(std::unique(unknown.begin(), unknown.end()), unknown.end());
+  return true;
+}
+
+}  // namespace
 
 FileCheck check_entry(const Catalog& cat, std::string_view text, const std::string& file,
                       std::optional<EntryKind> kind_given, const std::string& stem, const std::string& origin,
@@ -71,9 +149,17 @@ FileCheck check_entry(const Catalog& cat, std::string_view text, const std::stri
       break;
     }
     case EntryKind::kRecipe: {
+      YNode pruned;
+      if (!schema_ok && keep_tree) pruned = stored;  // before `stored` moves into the entry
       auto r = recipe_from_yaml(stored, stem, conv);
       merge();
       if (r && schema_ok) fc.recipe = RecipeEntry{std::move(*r), std::move(stored), origin};
+      // `check FILE` still runs the checks that read only fields the schema accepted.
+      if (!schema_ok && keep_tree && prune_rejected(pruned, fc.findings, fc.unknown_fields)) {
+        Diagnostics ignored;  // the full tree's conversion findings are reported above
+        if (auto partial = recipe_from_yaml(pruned, stem, ignored); partial && !has_errors(ignored))
+          fc.partial_recipe = RecipeEntry{std::move(*partial), std::move(pruned), origin};
+      }
       break;
     }
   }
@@ -90,6 +176,7 @@ FileCheck Catalog::check_file(const std::string& path, std::optional<EntryKind> 
     FileCheck fc;
     fc.kind = kind.value_or(kind_of_path(path));
     Error e = text ? Error{} : text.error();
+    if (e.where.file.empty()) e.where.file = path;  // the finding names the file it is about
     if (text) {
       e.message = "empty file";
       e.where = Where{path, 0, 0};

@@ -59,6 +59,18 @@ double rounding_of(const YNode& n) {
   return 0.5 * std::pow(10.0, -decimals);
 }
 
+// A recomputed figure as it should be written: a count (an integer stated and computed) in plain
+// digits, never "1.57286e+07", which is both unreadable and not the count; a decimal with six
+// significant digits, in fixed notation.
+std::string figure_text(double v, bool count) {
+  if (count && std::fabs(v) < 9e18) return fmt::format("{}", std::llround(v));
+  std::string t = fmt::format("{:.6g}", v);
+  if (t.find('e') == std::string::npos) return t;
+  const int digits = std::max(0, 5 - static_cast<int>(std::floor(std::log10(std::fabs(v)))));
+  t = fmt::format("{:.{}f}", v, digits);
+  return t;
+}
+
 class RecordChecker {
  public:
   RecordChecker(const YNode& tree, const Catalog& catalog) : tree_(tree), catalog_(catalog) {}
@@ -102,8 +114,9 @@ class RecordChecker {
     const double tol =
         exact ? 0.5 : std::max(rounding_of(*n), 1e-4 * std::fabs(computed)) * (1 + 1e-9);
     if (std::fabs(*stated - computed) <= tol) return;
-    add(Severity::kError, id, path, fmt::format("{} is {} but {} gives {:.6g}", path, n->text, how, computed),
-        fmt::format("set {} to {:.6g}, or correct the figures it derives from", path, computed));
+    const std::string value = figure_text(computed, exact && std::fabs(computed - std::round(computed)) < 1e-6);
+    add(Severity::kError, id, path, fmt::format("{} is {} but {} gives {}", path, n->text, how, value),
+        fmt::format("set {} to {}, or correct the figures it derives from", path, value));
   }
 
   void resolve_refs() {
@@ -187,8 +200,8 @@ class RecordChecker {
     const double peak = hw_->peak_flops_per_s(p);
     if (peak <= 0) return;
     compare("RB-DERIVED-MFU", "result.mfu", 6.0 * active * *tps / peak,
-            fmt::format("6 x {:.0f} active params x {} tokens/s/GPU / {:.4g} FLOP/s ({} dense {})", active, *tps,
-                        peak, hw_->name, precision_name(p)));
+            fmt::format("6 x {:.0f} active params x {} tokens/s/GPU / {} TFLOP/s ({} dense {})", active, *tps,
+                        figure_text(peak / 1e12, false), hw_->name, precision_name(p)));
   }
 
   void check_usd() {

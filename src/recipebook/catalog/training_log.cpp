@@ -158,6 +158,13 @@ bool read_fields(std::string_view rest, LogIteration& li) {
 // "  seq_length ...................................... 4096" (arguments.py _print_args).
 void read_arg(std::string_view s, std::map<std::string, std::string>& args) {
   s = trim(s);
+  // "using world size: 16, data-parallel size: 2, ..." (megatron/training/arguments.py validate_args).
+  if (constexpr std::string_view lead = "using world size: "; s.starts_with(lead)) {
+    const std::string_view rest = s.substr(lead.size());
+    const size_t end = rest.find_first_not_of("0123456789");
+    if (end != 0) args.emplace("world_size", std::string(rest.substr(0, end)));
+    return;
+  }
   const size_t sp = s.find(' ');
   if (sp == std::string_view::npos || sp == 0) return;
   const std::string_view key = s.substr(0, sp);

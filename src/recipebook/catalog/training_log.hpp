@@ -132,4 +132,46 @@ struct Calibration {
 // (tokens/s/GPU x 3600) x 1e6; GPU-hours = GPUs x logged time; the MFU figures as above.
 Result<Calibration> calibrate(const RunSummary& run, const CalibrationInputs& in);
 
+// ---- Does the log measure the run calibrate is told it measures? (training_log_check.cpp) ----
+
+// What calibrate will write for the run, and where each figure came from ("the recipe", "--gpus").
+struct RunClaims {
+  int gpus = 0;
+  std::string gpus_from;
+  int64_t gbs = 0;
+  std::string gbs_from;
+  int64_t seq = 0;
+  std::string seq_from;
+  std::string model;                       // the model's name; "" = no model
+  int64_t hidden = 0;                      // the model's hidden size
+  int layers = 0;                          // the model's decoder layers
+  std::optional<double> flops_per_token;   // the model's Megatron FLOPs per token at `seq`
+  double tokens_per_s_per_gpu = 0;         // measured with `gpus`
+};
+
+struct LogMismatch {
+  std::string file;     // the log, or "" for a figure of all the logs together
+  std::string field;    // "world_size", "global_batch_size", "seq_length", "hidden_size", "num_layers", "TFLOP/s"
+  std::string message;  // both values and where each comes from
+};
+
+// Megatron's TFLOP/s/GPU (its own FLOPs count, megatron/training/training.py
+// num_floating_point_operations) and the model's FLOPs per token x tokens/s/GPU agree within this
+// fraction when the model, sequence and GPU count are the log's (the log prints one decimal).
+inline constexpr double kTflopsTolerance = 0.10;
+// An MFU above this is a warning: Megatron-LM reports up to 47% MFU on H100 clusters (its
+// README, "up to 47% Model FLOP Utilization"), so a much higher figure points at a wrong peak,
+// model, GPU count or batch.
+inline constexpr double kMaxPlausibleMfu = 0.70;
+
+// Every difference between what the logs say about their run (the "using world size: N" line and
+// the argument dump of megatron/training/arguments.py, the iteration lines' global batch size, the
+// logged TFLOP/s/GPU over the window) and `claims`. Figures a log does not print are not compared.
+std::vector<LogMismatch> cross_check(const std::vector<const TrainingLog*>& logs, const RunSummary& summary,
+                                     const RunClaims& claims);
+
+// The lines a window leaves out, as "iterations 1..3 (25.00 s, 9.80 s, 8.60 s per step)": the
+// warm-up of an automatic window, or what lies outside a requested one. "" when none is left out.
+std::string excluded_lines(const TrainingLog& log, const StepWindow& window);
+
 }  // namespace rb

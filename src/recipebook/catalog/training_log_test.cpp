@@ -9,6 +9,7 @@
 #include <cmath>
 #include <fstream>
 #include <numeric>
+#include <set>
 #include <sstream>
 
 namespace rb {
@@ -341,6 +342,50 @@ TEST(TrainingLog, ThroughputIsTokensOverTimeForAnyStepTimes) {
     const double expect = static_cast<double>(times.size()) * 64.0 * 4096.0 / total_s / static_cast<double>(gpus);
     RC_ASSERT(std::abs(c->tokens_per_s_per_gpu - expect) <= 1e-9 * expect);
   });
+}
+
+TEST(TrainingLogCrossCheck, ReadsTheWorldSizeLineAndNamesEveryDifference) {
+  const TrainingLog log = parse_fixture("llama8b_16gpu.log");
+  EXPECT_EQ(log.arg_int("world_size"), 16);
+  auto w = steady_window(log, std::nullopt);
+  ASSERT_TRUE(w.has_value());
+  auto s = summarize_runs({{&log, *w}}, 8192, 0);
+  ASSERT_TRUE(s.has_value());
+  // The run the log is of: nothing to say.
+  RunClaims same;
+  same.gpus = 16;
+  same.gbs = 128;
+  same.seq = 8192;
+  same.model = "Llama-3-8B";
+  same.hidden = 4096;
+  same.layers = 32;
+  same.flops_per_token = 51.46e9;
+  same.tokens_per_s_per_gpu = s->window_tokens / s->window_time_s / 16;
+  EXPECT_TRUE(cross_check({&log}, *s, same).empty());
+  // Another run: every figure differs, and each is named.
+  RunClaims other = same;
+  other.gpus = 64;
+  other.gbs = 256;
+  other.seq = 4096;
+  other.hidden = 8192;
+  other.layers = 80;
+  other.tokens_per_s_per_gpu /= 4;
+  std::set<std::string> fields;
+  for (const auto& m : cross_check({&log}, *s, other)) fields.insert(m.field);
+  EXPECT_EQ(fields, (std::set<std::string>{"world_size", "global_batch_size", "seq_length", "hidden_size", "num_layers",
+                                           "TFLOP/s"}));
+}
+
+TEST(TrainingLogCrossCheck, ListsTheLinesTheWindowLeavesOut) {
+  const TrainingLog log = parse_fixture("megatron_normal.log");
+  auto w = steady_window(log, std::nullopt);
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ(excluded_lines(log, *w),
+            "megatron_normal.log: left out 3 line(s), iterations 1..3 (25.00 s, 9.80 s, 8.60 s per step): warm-up, "
+            "before the first step within 10% of the steady median");
+  auto all = steady_window(log, std::pair<int64_t, int64_t>{1, 30});
+  ASSERT_TRUE(all.has_value());
+  EXPECT_EQ(excluded_lines(log, *all), "");
 }
 
 }  // namespace

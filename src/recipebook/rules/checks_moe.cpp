@@ -17,7 +17,11 @@ bool check_experts_ep(const RuleContext& ctx, Finding* out) {
   if (ctx.pm.experts <= 0 || ep_divides_experts(ctx.pm, ctx.layout.ep)) return false;
   if (out == nullptr) return true;
   return report(out, "EP " + str(ctx.layout.ep) + " does not divide the " + str(ctx.pm.experts) + " experts",
-                "use EP in " + join_set(ep_candidates(ctx.pm, degree_cap(ctx))), "layout.ep");
+                "use EP in " + join_set(keep_fitting(ep_candidates(ctx.pm, degree_cap(ctx)), [&](int ep) {
+                  const Layout& l = ctx.layout;
+                  return world_holds(ctx.world, ctx.model_parallel, static_cast<int64_t>(ep) * l.etp * l.pp);
+                })),
+                "layout.ep");
 }
 
 // MCore parallel_state.py: world % (ETP EP PP) == 0, i.e. (TP CP DP) % (EP ETP) == 0.

@@ -7,8 +7,20 @@
 namespace rb {
 namespace {
 
+// TP values that pass every TP rule, and also keep the world divisible and SP legal (TP > 1).
 std::string tp_fix(const RuleContext& ctx) {
-  return "use TP in " + join_set(tp_candidates(ctx.pm, degree_cap(ctx)));
+  const Layout& l = ctx.layout;
+  return "use TP in " + join_set(keep_fitting(tp_candidates(ctx.pm, degree_cap(ctx)), [&](int tp) {
+           return world_holds(ctx.world, static_cast<int64_t>(tp) * l.pp * l.cp, static_cast<int64_t>(l.ep) * l.etp * l.pp) &&
+                  !(l.sp && tp == 1);
+         }));
+}
+
+// PP values that keep the world divisible (dense and expert) and, with VP > 1, VP legal.
+bool pp_fits(const RuleContext& ctx, int pp) {
+  const Layout& l = ctx.layout;
+  return world_holds(ctx.world, static_cast<int64_t>(l.tp) * pp * l.cp, static_cast<int64_t>(l.ep) * l.etp * pp) &&
+         !(l.vp > 1 && pp == 1);
 }
 
 }  // namespace
@@ -21,7 +33,11 @@ bool check_world_divisible(const RuleContext& ctx, Finding* out) {
   const int64_t tpcp = static_cast<int64_t>(l.tp) * l.cp;
   std::string fix;
   if (ctx.world % tpcp == 0)
-    fix = "use PP in " + join_set(divisors(ctx.world / tpcp));
+    fix = "use PP in " + join_set(keep_fitting(divisors(ctx.world / tpcp), [&](int pp) {
+            const bool split = ctx.pm.layers <= 0 || ctx.pm.layers % pp == 0 || l.first_stage_layers > 0 ||
+                               l.last_stage_layers > 0;
+            return split && pp_fits(ctx, pp);
+          }));
   else
     fix = "choose TP x PP x CP among the divisors of " + str(ctx.world) + ": " + join_set(divisors(ctx.world));
   return report(out,
@@ -63,8 +79,10 @@ bool check_tp_ffn(const RuleContext& ctx, Finding* out) {
                       " width " + str(width),
                   tp_fix(ctx), "layout.tp");
   }
-  std::vector<int> etps;
-  for (int e : divisors(m.moe.ffn, degree_cap(ctx))) etps.push_back(e);
+  const Layout& l = ctx.layout;
+  const std::vector<int> etps = keep_fitting(divisors(m.moe.ffn, degree_cap(ctx)), [&](int etp) {
+    return world_holds(ctx.world, ctx.model_parallel, static_cast<int64_t>(l.ep) * etp * l.pp);
+  });
   return report(out,
                 "ETP " + str(ctx.layout.etp) + " does not divide the expert MLP width " + str(m.moe.ffn),
                 "use ETP in " + join_set(etps), "layout.etp");
@@ -122,10 +140,12 @@ bool check_cp_seq(const RuleContext& ctx, Finding* out) {
   const int64_t seq = ctx.workload.seq;
   if (cp <= 1 || seq <= 0 || seq % (2 * cp) == 0) return false;
   if (out == nullptr) return true;
-  const int64_t step = 2 * cp;
+  // The suggested lengths also satisfy RB-SP-SEQ (a multiple of TP x CP with SP).
+  const Layout& l = ctx.layout;
+  const int64_t step = l.sp && l.tp > 1 ? lcm64(2 * cp, static_cast<int64_t>(l.tp) * cp) : 2 * cp;
   const int64_t down = seq / step * step;
   return report(out,
-                "sequence length " + str(seq) + " is not a multiple of 2 x CP = " + str(step),
+                "sequence length " + str(seq) + " is not a multiple of 2 x CP = " + str(2 * cp),
                 "use a sequence length of " + str(down > 0 ? down : step) + " or " + str(down + step) +
                     ", or a CP with 2 x CP dividing " + str(seq),
                 "workload.row_tokens", "layout.cp");
@@ -137,13 +157,15 @@ bool check_sp_seq(const RuleContext& ctx, Finding* out) {
   const int64_t seq = ctx.workload.seq;
   if (!l.sp || l.tp <= 1 || seq <= 0) return false;
   if (l.cp > 1 && seq % (2 * l.cp) != 0) return false;  // RB-CP-SEQ reports it
-  const int64_t step = static_cast<int64_t>(l.tp) * l.cp;
-  if (seq % step == 0) return false;
+  const int64_t tpcp = static_cast<int64_t>(l.tp) * l.cp;
+  if (seq % tpcp == 0) return false;
   if (out == nullptr) return true;
+  // The suggested lengths also satisfy RB-CP-SEQ (a multiple of 2 x CP).
+  const int64_t step = l.cp > 1 ? lcm64(tpcp, 2 * static_cast<int64_t>(l.cp)) : tpcp;
   const int64_t down = seq / step * step;
   return report(out,
                 "with sequence parallelism the sequence length " + str(seq) + " is not a multiple of TP x CP = " +
-                    str(step),
+                    str(tpcp),
                 "use a sequence length of " + str(down > 0 ? down : step) + " or " + str(down + step),
                 "workload.row_tokens");
 }
@@ -165,7 +187,9 @@ bool check_pp_layers(const RuleContext& ctx, Finding* out) {
                       " layers for the middle stages",
                   "features.pipeline_layout", "layout.pp");
   }
-  std::vector<int> pps = divisors(s.total, degree_cap(ctx));
+  std::vector<int> pps = keep_fitting(divisors(s.total, degree_cap(ctx)), [&](int pp) {
+    return pp_fits(ctx, pp) && (l.vp <= 1 || (s.total / pp) % l.vp == 0);
+  });
   std::string fix = "use PP in " + join_set(pps) +
                     ", or set first/last pipeline stage layer counts (num_layers_in_first/last_pipeline_stage";
   if (const StageSplit b = stage_split(ctx.pm.layers, l.pp, l.vp); b.first > 0)
@@ -215,9 +239,12 @@ bool check_gbs_divisible(const RuleContext& ctx, Finding* out) {
   const int64_t step = static_cast<int64_t>(ctx.layout.mbs) * ctx.dp;
   if (gbs <= 0 || ctx.dp <= 0 || ctx.layout.mbs <= 0 || gbs % step == 0) return false;
   if (out == nullptr) return true;
-  const int64_t down = gbs / step * step;
+  // The examples also satisfy RB-VP-MICROBATCHES (micro batches a multiple of PP when interleaved).
+  const Layout& l = ctx.layout;
+  const int64_t example_step = l.vp > 1 && l.pp > 1 ? step * l.pp : step;
+  const int64_t down = gbs / example_step * example_step;
   std::string fix = "use a global batch that is a multiple of MBS x DP = " + str(step) + " (e.g. " +
-                    (down > 0 ? str(down) + " or " : std::string()) + str(down + step) + ")";
+                    (down > 0 ? str(down) + " or " : std::string()) + str(down + example_step) + ")";
   std::vector<int> mbs = mbs_candidates(gbs, ctx.dp, 16);
   if (!mbs.empty()) fix += ", or MBS in " + join_set(mbs);
   return report(out,

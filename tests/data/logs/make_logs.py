@@ -128,6 +128,26 @@ def nan_loss():
     return out
 
 
+# Megatron-LM, 16 GPUs, global batch 128, sequence 8192, a Llama-3-8B shape (hidden 4096, 32
+# layers): two warm-up iterations, then 18 steady ones alternating 7950/8050 ms. The logged TFLOP/s
+# is Megatron's count for Llama-3-8B (51.5 GFLOP/token) x 8192 tokens/s/GPU at 8000 ms.
+LLAMA8B_MS = [20000.0, 9500.0] + [7950.0 if i % 2 == 0 else 8050.0 for i in range(18)]
+
+
+def llama8b_16gpu():
+    out = ["using world size: 16, data-parallel size: 4, context-parallel size: 1, hierarchical context-parallel "
+           "sizes: None, tensor-model-parallel size: 2, pipeline-model-parallel size: 2"]
+    out += args_dump({"seq_length": 8192, "world_size": 16, "global_batch_size": 128, "micro_batch_size": 1,
+                      "hidden_size": 4096, "num_layers": 32, "num_attention_heads": 32,
+                      "tensor_model_parallel_size": 2, "pipeline_model_parallel_size": 2, "log_interval": 1,
+                      "train_iters": 20})
+    t = T0
+    for i, ms in enumerate(LLAMA8B_MS, start=1):
+        t += datetime.timedelta(milliseconds=ms)
+        out.append(line(i, 20, ms, 128, loss=11.0 - 0.1 * (i - 1), tflops=421.6 * 8000.0 / ms, when=t))
+    return out
+
+
 def no_iterations():
     return ["> initializing torch distributed ...",
             "> building GPT model ...",
@@ -143,3 +163,4 @@ if __name__ == "__main__":
     write("interleaved_ranks.log", interleaved())
     write("nan_loss.log", nan_loss())
     write("no_iterations.log", no_iterations())
+    write("llama8b_16gpu.log", llama8b_16gpu())
