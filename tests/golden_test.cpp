@@ -108,6 +108,36 @@ INSTANTIATE_TEST_SUITE_P(Cases, Golden, ::testing::ValuesIn(case_names()),
                            return n;
                          });
 
+// README's "A first session" runs as written, from a folder laid out as the clone's root for the
+// paths it names (the sample log), with the built binary on PATH.
+TEST(Readme, FirstSessionRunsAsWritten) {
+  const std::string readme = slurp(fs::path(RB_SOURCE_DIR) / "README.md");
+  const size_t section = readme.find("### A first session");
+  ASSERT_NE(section, std::string::npos);
+  const size_t open = readme.find("```sh\n", section);
+  ASSERT_NE(open, std::string::npos);
+  const size_t close = readme.find("```", open + 6);
+  ASSERT_NE(close, std::string::npos);
+  const std::string block = readme.substr(open + 6, close - open - 6);
+  test::TempDir dir;
+  for (size_t at = block.find("tests/"); at != std::string::npos; at = block.find("tests/", at + 1)) {
+    const std::string rel = block.substr(at, block.find_first_of(" \n", at) - at);
+    fs::create_directories(fs::path(dir.path()) / fs::path(rel).parent_path());
+    fs::copy_file(fs::path(RB_SOURCE_DIR) / rel, fs::path(dir.path()) / rel, fs::copy_options::overwrite_existing);
+  }
+  const std::string bin_dir = fs::path(RB_BINARY).parent_path().string();
+  const std::string script = "set -euo pipefail\ncd " + shell_single_quoted(dir.path()) + "\nexport PATH=" +
+                             shell_single_quoted(bin_dir) + ":\"$PATH\"\n" + block;
+  const std::string log = dir.file("readme.log");
+  const int status = std::system(("bash -c " + shell_single_quoted(script) + " >" + shell_single_quoted(log) + " 2>&1").c_str());
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << slurp(log);
+  // The session ends with a record that holds the measured result.
+  bool has_result = false;
+  for (const auto& e : fs::recursive_directory_iterator(fs::path(dir.path()) / "jobs"))
+    if (e.path().string().ends_with(".recipe.yaml")) has_result = slurp(e.path()).find("\nresult:") != std::string::npos;
+  EXPECT_TRUE(has_result) << slurp(log);
+}
+
 // There are golden cases at all (a typo in the folder would otherwise pass by running none).
 TEST(GoldenCases, AtLeastThirty) { EXPECT_GE(case_names().size(), 30u); }
 

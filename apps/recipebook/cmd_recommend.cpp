@@ -33,10 +33,13 @@ namespace {
 // sequence, as the JSON `recommend --json` writes under "launch". `recipebook launch FILE.json`
 // reads the same object back (emit/launch_plan.cpp), so the command printed here and the one launch
 // writes come from one LaunchSpec.
-nlohmann::json launch_request(const Recommendation& r, const std::string& dataset) {
+nlohmann::json launch_request(const Recommendation& r, const std::string& dataset, bool own_recipe) {
   nlohmann::json j;
   const Recipe& rec = r.setup.recipe;
-  j["recipe"] = rec.name;
+  // The recipe trains its own model only: for another model the layout runs on Megatron-LM's
+  // pretrain_gpt.py, whose model arguments come from the architecture.
+  if (own_recipe) j["recipe"] = rec.name;
+  else j["framework"] = "megatron-lm";
   j["model"] = r.options.model;
   j["gpu"] = r.hardware.name;
   j["gpus"] = r.options.gpus;
@@ -54,9 +57,8 @@ nlohmann::json launch_request(const Recommendation& r, const std::string& datase
   return j;
 }
 
-CommandLine bridge_command(const Recommendation& r, const Catalog& catalog) {
+CommandLine launch_command(const Recommendation& r, const Catalog& catalog) {
   CommandLine c;
-  c.framework = r.setup.recipe.framework;
   SpecRequest req;
   if (auto ok = read_launch_request(r.launch, r.launch, req); !ok) {
     c.notes.push_back("no command: " + ok.error().message);
@@ -68,10 +70,19 @@ CommandLine bridge_command(const Recommendation& r, const Catalog& catalog) {
     c.notes.push_back("no command: " + spec.error().message);
     return c;
   }
+  c.framework = std::string(framework_name(spec->framework));
+  if (spec->framework == Framework::kMegatronLm) {
+    if (auto ok = megatron_model_args(*spec); !ok) {
+      c.notes.push_back("no runnable command: " + ok.error().message);
+      return c;
+    }
+  }
   const int per_node = spec->gpus_per_node;
   const int gpus = spec->gpus;
-  c.launcher = {"uv", "run", "python", "-m", "torch.distributed.run",
-                "--nproc_per_node=" + std::to_string(spec->procs_per_node())};
+  c.launcher = spec->framework == Framework::kBridge
+                   ? std::vector<std::string>{"uv", "run", "python", "-m", "torch.distributed.run"}
+                   : std::vector<std::string>{"torchrun"};
+  c.launcher.push_back("--nproc_per_node=" + std::to_string(spec->procs_per_node()));
   if (gpus > per_node) {
     c.launcher.push_back("--nnodes=" + std::to_string(spec->nodes()));
     c.launcher.push_back("--node_rank=$NODE_RANK");
@@ -82,10 +93,11 @@ CommandLine bridge_command(const Recommendation& r, const Catalog& catalog) {
   c.args = entry_args(*spec);
   c.env = spec->env;
   c.dataset = spec->dataset;
-  c.overrides = bridge_overrides(*spec);
+  if (spec->framework == Framework::kBridge) c.overrides = bridge_overrides(*spec);
   if (r.setup.recipe.kind == RecipeKind::kPerformance)
     c.notes.push_back("a performance recipe: benchmark settings on mock data, not validated for convergence (seed 004)");
-  c.notes.push_back("the same command: `recipebook recommend ... --json > rec.json && recipebook launch rec.json --target bridge`");
+  c.notes.push_back(std::string("the same command: `recipebook recommend ... --json > rec.json && recipebook launch rec.json --target ") +
+                    (spec->framework == Framework::kBridge ? "bridge" : "megatron-lm") + "`");
   return c;
 }
 
@@ -312,6 +324,7 @@ int run_recommend(const RecommendOptions& opts, const Context& ctx, const Catalo
     dataset = bridge_dataset(r.mode, r.model, rec, d != nullptr && d->is_scalar() ? std::string_view(d->text) : std::string_view());
   }
   const std::string recipe_model = r.setup.model ? r.setup.model->name : rec.model;
+  const bool own_recipe = r.score.model == ModelMatch::kSame;
   if (r.sized && !r.resized.fits()) {
     r.command.framework = rec.framework;
     r.command.notes.push_back(
@@ -320,17 +333,22 @@ int run_recommend(const RecommendOptions& opts, const Context& ctx, const Catalo
                           format_bytes(r.resized.estimate.memory.worst.peak_bytes),
                           format_bytes(r.resized.estimate.memory.worst.capacity_bytes), r.hardware.name)
             : "no runnable command: the estimator refuses this layout (see Prediction)");
-  } else if (r.score.model != ModelMatch::kSame) {
-    // The recipe trains its own model: a command that runs it would train that one, not the asked.
+  } else if (own_recipe && !bridge) {
+    r.command = other_command(r);
+  } else if (!own_recipe && !r.sized) {
     r.command.framework = rec.framework;
     r.command.notes.push_back("no runnable command: " + rec.name + " trains " + recipe_model + ", not " +
                               (r.model_catalog.empty() ? r.model.name : r.model_catalog) +
-                              "; use the layout above with a recipe or script that builds this model");
-  } else if (!bridge) {
-    r.command = other_command(r);
+                              ", and without an architecture no Megatron-LM model arguments can be written");
   } else {
-    r.launch = launch_request(r, dataset);
-    r.command = bridge_command(r, catalog);
+    r.launch = launch_request(r, own_recipe ? dataset : "", own_recipe);
+    r.command = launch_command(r, catalog);
+    if (!own_recipe)
+      r.command.notes.insert(r.command.notes.begin(),
+                             rec.name + " trains " + recipe_model + ", not " +
+                                 (r.model_catalog.empty() ? r.model.name : r.model_catalog) +
+                                 " (run_recipe.py builds each recipe's own model): this is its layout on Megatron-LM's "
+                                 "pretrain_gpt.py, with the model's own architecture");
     if (!r.sized) r.command.notes.push_back("the layout is not sized: check TP x PP x CP divides the GPUs");
   }
   if (r.sized) {

@@ -215,7 +215,7 @@ void print_recommendation(const Recommendation& r, const Context& ctx) {
 
   section(out, "Command");
   std::string text = r.command.multi_line();
-  if (text.empty()) text = "(the record has no command)\n";
+  if (text.empty()) text = r.command.framework == "megatron-bridge" || r.sized ? "(no runnable command)\n" : "(the record has no command)\n";
   size_t start = 0;
   while (start < text.size()) {
     const size_t nl = text.find('\n', start);

@@ -102,6 +102,9 @@ struct LaunchSpec {
   // --data-path prefix. Empty: the recipe's own data (Bridge) / mock data (Megatron-LM).
   std::string dataset;
 
+  // The base record's known_issues (rule id, note) that hold for this launch (it keeps the record's
+  // pipeline): the rules accept them, and the recipe draft carries them.
+  std::vector<std::pair<std::string, std::string>> known_issues;
   std::vector<std::pair<std::string, std::string>> env;  // exported before Python starts, in order
   std::vector<std::string> extra_args;  // appended verbatim: Hydra overrides or Megatron-LM flags
   std::string workdir;                  // cd here before launching; empty = stay

@@ -76,6 +76,7 @@ Result<void> read_launch_request(const Json& e, const Json& root, SpecRequest& r
     text("mode", req.mode);
     text("dataset", req.dataset);
     text("bridge_recipe", req.bridge_recipe);
+    text("framework", req.framework);
     number("gpus", req.gpus);
     number("gpus_per_node", req.gpus_per_node);
     number("seq", req.seq);

@@ -119,6 +119,10 @@ Result<std::string> render_recipe_draft(const LaunchSpec& spec) {
       for (const auto& kv : settings) out += "    " + kv + "\n";
     }
   }
+  if (!spec.known_issues.empty()) {
+    out += "known_issues:\n";
+    for (const auto& [rule, note] : spec.known_issues) out += "  - rule: " + q(rule) + "\n    note: " + q(note) + "\n";
+  }
   if (!spec.env.empty()) {
     out += "env:\n";
     for (const auto& [k, v] : spec.env) out += "  " + k + ": " + q(v) + "\n";

@@ -233,10 +233,25 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
     if (!spec.base_recipe.empty()) spec.draft_extends = extendable(catalog, spec.base_recipe, spec);
   }
 
+  // The base record's known_issues hold for its own pipeline (they are about how its source splits
+  // the layers): the launch keeps them when it keeps that pipeline, and the draft carries them.
+  if (!spec.base_recipe.empty() && spec.base && spec.base->pp == spec.layout.pp && spec.base->vp == spec.layout.vp) {
+    auto tree = catalog.resolved_tree(spec.base_recipe);
+    const YNode* known = tree ? tree->get("known_issues") : nullptr;
+    if (known != nullptr && known->is_seq())
+      for (const YNode& k : known->seq) {
+        const YNode* rule = k.get("rule");
+        const YNode* note = k.get("note");
+        if (rule != nullptr && rule->is_scalar())
+          spec.known_issues.emplace_back(rule->text, note != nullptr && note->is_scalar() ? note->text : "");
+      }
+  }
+
   spec.name = safe_name(!req.name.empty()                ? req.name
                         : !spec.source_recipe.empty() ? spec.source_recipe
                         : entry != nullptr            ? entry->recipe.name
-                                                      : fmt::format("{}-{}gpu-{}", spec.model, spec.gpus, mode_name(spec.mode)));
+                                                      : fmt::format("{}-{}gpu-{}", spec.model_ir ? spec.model_ir->name : spec.model, spec.gpus,
+                                                                    mode_name(spec.mode)));
   return spec;
 }
 
@@ -301,7 +316,17 @@ std::vector<Finding> check_launch_rules(const LaunchSpec& spec, const Catalog& c
     else
       in.facts.env.push_back({k, v});
   }
-  return check_layout(in);
+  std::vector<Finding> found = check_layout(in);
+  // A rule the record the training starts from lists under known_issues (a static read of its
+  // source that the recipe overrides at run time, scripts/known_issues.tsv) is accepted, as `check`
+  // and `recommend` accept it.
+  for (Finding& f : found)
+    for (const auto& [rule, note] : spec.known_issues)
+      if (rule == f.rule_id && f.severity == Severity::kError) {
+        f.severity = Severity::kWarning;
+        f.message += " [accepted: a known issue of " + spec.base_recipe + (note.empty() ? "" : ": " + note) + "]";
+      }
+  return found;
 }
 
 }  // namespace rb

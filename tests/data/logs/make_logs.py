@@ -148,6 +148,27 @@ def llama8b_16gpu():
     return out
 
 
+# The README's first session: a sample log of llama3_70b_pretrain_64gpu_h100_bf16_config (64 H100,
+# GBS 256, seq 8192). Synthetic, like every log here: 36-37 s steps (about 900 tokens/s/GPU), TFLOP/s
+# at the 449.2 GFLOP/token Megatron-Bridge publishes for this model and sequence.
+LLAMA70B_MS = [61000.0, 39000.0, 37500.0] + [36400.0 if i % 2 == 0 else 36800.0 for i in range(17)]
+
+
+def llama70b_64gpu():
+    out = ["using world size: 64, data-parallel size: 2, context-parallel size: 1, hierarchical context-parallel "
+           "sizes: None, tensor-model-parallel size: 4, pipeline-model-parallel size: 8"]
+    out += args_dump({"seq_length": 8192, "world_size": 64, "global_batch_size": 256, "micro_batch_size": 1,
+                      "hidden_size": 8192, "num_layers": 80, "num_attention_heads": 64,
+                      "tensor_model_parallel_size": 4, "pipeline_model_parallel_size": 8, "log_interval": 1,
+                      "train_iters": 20})
+    t = T0
+    for i, ms in enumerate(LLAMA70B_MS, start=1):
+        t += datetime.timedelta(milliseconds=ms)
+        tokens_per_gpu_s = 256 * 8192 / 64 / (ms / 1000.0)
+        out.append(line(i, 20, ms, 256, loss=11.2 - 0.1 * (i - 1), tflops=449.2e9 * tokens_per_gpu_s / 1e12, when=t))
+    return out
+
+
 def no_iterations():
     return ["> initializing torch distributed ...",
             "> building GPT model ...",
@@ -164,3 +185,4 @@ if __name__ == "__main__":
     write("nan_loss.log", nan_loss())
     write("no_iterations.log", no_iterations())
     write("llama8b_16gpu.log", llama8b_16gpu())
+    write("llama3_70b_64gpu.log", llama70b_64gpu())
