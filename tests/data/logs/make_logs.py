@@ -134,18 +134,24 @@ def nan_loss():
 LLAMA8B_MS = [20000.0, 9500.0] + [7950.0 if i % 2 == 0 else 8050.0 for i in range(18)]
 
 
-def llama8b_16gpu():
-    out = ["using world size: 16, data-parallel size: 4, context-parallel size: 1, hierarchical context-parallel "
-           "sizes: None, tensor-model-parallel size: 2, pipeline-model-parallel size: 2"]
-    out += args_dump({"seq_length": 8192, "world_size": 16, "global_batch_size": 128, "micro_batch_size": 1,
-                      "hidden_size": 4096, "num_layers": 32, "num_attention_heads": 32,
-                      "tensor_model_parallel_size": 2, "pipeline_model_parallel_size": 2, "log_interval": 1,
-                      "train_iters": 20})
+def megatron_run(world, dp, tp, pp, gbs, seq, hidden, layers, heads, step_ms, loss0, tflops_at):
+    """A Megatron-LM run of the given shape: its world-size line, the argument dump, and one iteration
+    line per step time, the logged TFLOP/s given by tflops_at(ms)."""
+    out = ["using world size: {}, data-parallel size: {}, context-parallel size: 1, hierarchical context-parallel "
+           "sizes: None, tensor-model-parallel size: {}, pipeline-model-parallel size: {}".format(world, dp, tp, pp)]
+    out += args_dump({"seq_length": seq, "world_size": world, "global_batch_size": gbs, "micro_batch_size": 1,
+                      "hidden_size": hidden, "num_layers": layers, "num_attention_heads": heads,
+                      "tensor_model_parallel_size": tp, "pipeline_model_parallel_size": pp, "log_interval": 1,
+                      "train_iters": len(step_ms)})
     t = T0
-    for i, ms in enumerate(LLAMA8B_MS, start=1):
+    for i, ms in enumerate(step_ms, start=1):
         t += datetime.timedelta(milliseconds=ms)
-        out.append(line(i, 20, ms, 128, loss=11.0 - 0.1 * (i - 1), tflops=421.6 * 8000.0 / ms, when=t))
+        out.append(line(i, len(step_ms), ms, gbs, loss=loss0 - 0.1 * (i - 1), tflops=tflops_at(ms), when=t))
     return out
+
+
+def llama8b_16gpu():
+    return megatron_run(16, 4, 2, 2, 128, 8192, 4096, 32, 32, LLAMA8B_MS, 11.0, lambda ms: 421.6 * 8000.0 / ms)
 
 
 # The README's first session: a sample log of llama3_70b_pretrain_64gpu_h100_bf16_config (64 H100,
@@ -155,18 +161,9 @@ LLAMA70B_MS = [61000.0, 39000.0, 37500.0] + [36400.0 if i % 2 == 0 else 36800.0 
 
 
 def llama70b_64gpu():
-    out = ["using world size: 64, data-parallel size: 2, context-parallel size: 1, hierarchical context-parallel "
-           "sizes: None, tensor-model-parallel size: 4, pipeline-model-parallel size: 8"]
-    out += args_dump({"seq_length": 8192, "world_size": 64, "global_batch_size": 256, "micro_batch_size": 1,
-                      "hidden_size": 8192, "num_layers": 80, "num_attention_heads": 64,
-                      "tensor_model_parallel_size": 4, "pipeline_model_parallel_size": 8, "log_interval": 1,
-                      "train_iters": 20})
-    t = T0
-    for i, ms in enumerate(LLAMA70B_MS, start=1):
-        t += datetime.timedelta(milliseconds=ms)
-        tokens_per_gpu_s = 256 * 8192 / 64 / (ms / 1000.0)
-        out.append(line(i, 20, ms, 256, loss=11.2 - 0.1 * (i - 1), tflops=449.2e9 * tokens_per_gpu_s / 1e12, when=t))
-    return out
+    tokens_per_gpu_s = lambda ms: 256 * 8192 / 64 / (ms / 1000.0)
+    return megatron_run(64, 2, 4, 8, 256, 8192, 8192, 80, 64, LLAMA70B_MS, 11.2,
+                        lambda ms: 449.2e9 * tokens_per_gpu_s(ms) / 1e12)
 
 
 def no_iterations():
