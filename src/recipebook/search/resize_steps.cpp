@@ -195,8 +195,12 @@ void resize_to_gpus(State& s, int64_t seq) {
         const bool ok = allowed(s, x);
         if (!ok && (best && best->allowed)) continue;
         const Estimate e = eval(s, x);
+        // A layout the estimator refuses has no peak to compare (0 would read as "closest to fitting").
+        if (!e.valid && best) continue;
         const bool fits = e.fits();
-        const double score = fits ? -e.tokens_per_s_per_gpu : e.memory.worst.peak_bytes - e.memory.worst.capacity_bytes;
+        const double score = !e.valid ? std::numeric_limits<double>::max()
+                             : fits   ? -e.tokens_per_s_per_gpu
+                                      : e.memory.worst.peak_bytes - e.memory.worst.capacity_bytes;
         // Rule-allowed first (a product that divides beats none at all), then fitting, then the score.
         const auto key = [](bool a, bool f, double sc) { return std::tuple(!a, !f, sc); };
         if (!best || key(ok, fits, score) < key(best->allowed, best->fits, best->score)) best = Best{x, ok, fits, score};
