@@ -8,11 +8,16 @@
 // measured layout is predicted to fit in memory. Figures go to BENCHMARKS.md.
 //   cmake --preset release -B build/rel && cmake --build build/rel --target bench_accuracy
 //   build/rel/bench/bench_accuracy [--verbose]
+//   build/rel/bench/bench_accuracy --floor bench/accuracy_floor.txt   (exit 1 when a figure is worse
+//   than its stated bound: the ctest `accuracy_floor` runs this, so a change that makes the model
+//   worse cannot land silently)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -141,8 +146,73 @@ std::vector<Row> newest_per_configuration(const std::vector<Row>& rows) {
 }
 }  // namespace
 
+double mape(const std::vector<Row>& rows) {
+  double s = 0;
+  for (const Row& r : rows) s += ape(r);
+  return rows.empty() ? 0 : s / static_cast<double>(rows.size());
+}
+
+// The floor file: `mape B`, `spearman B`, `family NAME B` lines ('#' comments). MAPEs must not exceed
+// their bound, the Spearman correlation must not fall below its bound, and every family named must
+// still have rows. Prints each check; returns the number of violations.
+int check_floor(const std::string& path, const std::vector<Row>& bench) {
+  std::ifstream in(path);
+  if (!in) {
+    std::fprintf(stderr, "accuracy floor: cannot read %s\n", path.c_str());
+    return 1;
+  }
+  std::vector<double> pred, meas;
+  for (const Row& r : bench) pred.push_back(r.predicted), meas.push_back(r.point.measured_tokens_per_s_per_gpu);
+  int bad = 0, checks = 0;
+  auto report = [&](const std::string& what, double value, double bound, bool ok) {
+    ++checks;
+    std::printf("  %-4s %-28s %.4f (bound %.4f)\n", ok ? "ok" : "FAIL", what.c_str(), value, bound);
+    bad += ok ? 0 : 1;
+  };
+  std::printf("\naccuracy floor (%s)\n", path.c_str());
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream words(line);
+    std::string key, name;
+    double bound = 0;
+    words >> key;
+    if (key == "family") words >> name;
+    if (!(words >> bound)) {
+      std::printf("  FAIL %s:%d: expected `mape B`, `spearman B` or `family NAME B`\n", path.c_str(), lineno);
+      ++bad;
+      continue;
+    }
+    if (key == "mape") {
+      report("MAPE, leave-one-family-out", mape(bench), bound, mape(bench) <= bound);
+    } else if (key == "spearman") {
+      const double rho = spearman(pred, meas);
+      report("Spearman", rho, bound, rho >= bound);
+    } else if (key == "family") {
+      std::vector<Row> fam;
+      for (const Row& r : bench)
+        if (r.family == name) fam.push_back(r);
+      if (fam.empty()) {
+        std::printf("  FAIL family %s has no benchmark rows any more\n", name.c_str());
+        ++bad;
+      } else {
+        report("MAPE " + name, mape(fam), bound, mape(fam) <= bound);
+      }
+    } else {
+      std::printf("  FAIL %s:%d: unknown key '%s'\n", path.c_str(), lineno, key.c_str());
+      ++bad;
+    }
+  }
+  if (checks == 0) ++bad;  // an empty floor checks nothing
+  std::printf("accuracy floor: %d of %d checks failed\n", bad, checks);
+  return bad;
+}
+
 int main(int argc, char** argv) {
   const bool verbose = argc > 1 && std::strcmp(argv[1], "--verbose") == 0;
+  const std::string floor = argc > 2 && std::strcmp(argv[1], "--floor") == 0 ? argv[2] : "";
   rb::bench::warn_if_stale_catalog();
   auto cat = Catalog::load();
   if (!cat) {
@@ -263,5 +333,6 @@ int main(int argc, char** argv) {
     std::printf("\nevery benchmark row\n");
     for (const Row& r : bench) print_row(r);
   }
+  if (!floor.empty() && check_floor(floor, bench) > 0) return 1;
   return 0;
 }
