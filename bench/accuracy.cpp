@@ -182,7 +182,7 @@ int check_floor(const std::string& path, const std::vector<Row>& bench) {
     if (key == "family") words >> name;
     if (!(words >> bound)) {
       std::printf("  FAIL %s:%d: expected `mape B`, `spearman B` or `family NAME B`\n", path.c_str(), lineno);
-      ++bad;
+      ++bad, ++checks;
       continue;
     }
     if (key == "mape") {
@@ -196,13 +196,13 @@ int check_floor(const std::string& path, const std::vector<Row>& bench) {
         if (r.family == name) fam.push_back(r);
       if (fam.empty()) {
         std::printf("  FAIL family %s has no benchmark rows any more\n", name.c_str());
-        ++bad;
+        ++bad, ++checks;
       } else {
         report("MAPE " + name, mape(fam), bound, mape(fam) <= bound);
       }
     } else {
       std::printf("  FAIL %s:%d: unknown key '%s'\n", path.c_str(), lineno, key.c_str());
-      ++bad;
+      ++bad, ++checks;
     }
   }
   if (checks == 0) ++bad;  // an empty floor checks nothing
