@@ -93,7 +93,9 @@ Json outcome_json(const Setup& s, const Outcome& o) {
   j["mfu_bf16"] = e.mfu_bf16;
   j["flops_per_token"] = e.model_flops_per_token;
   j["microbatches"] = e.microbatches;
-  j["memory"] = {{"peak_bytes", e.memory.worst.peak_bytes},
+  j["memory"] = {{"allocated_bytes", e.memory.worst.allocated_bytes()},
+                 {"reserved_bytes", e.memory.worst.reserved_bytes()},
+                 {"peak_bytes", e.memory.worst.peak_bytes},
                  {"capacity_bytes", e.memory.worst.capacity_bytes},
                  {"headroom_bytes", e.memory.worst.headroom_bytes()},
                  {"required_headroom_bytes", e.memory.worst.required_headroom_bytes},
@@ -164,6 +166,8 @@ void print_outcome(const Setup& s, const Outcome& o, const Context& ctx) {
   ctx.out << fmt::format("memory (worst rank: pipeline stage {}): {} of {}, headroom {} (needs {}) — {}\n", m.stage,
                          gib(m.peak_bytes), gib(m.capacity_bytes), gib(m.headroom_bytes()),
                          gib(m.required_headroom_bytes), m.fits ? "fits" : "DOES NOT FIT");
+  ctx.out << fmt::format("  as PyTorch reports it: allocated {}, reserved {}; on the device {}\n", gib(m.allocated_bytes()),
+                         gib(m.reserved_bytes()), gib(m.peak_bytes));
   Table mem({{"part"}, {"size", Align::kRight}});
   const Json mem_parts = memory_parts_json(m);
   for (const auto& [k, v] : mem_parts.items())

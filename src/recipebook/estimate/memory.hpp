@@ -41,6 +41,15 @@ struct MemoryBreakdown {
 
   // What stays free on this GPU at the peak (negative: over capacity).
   [[nodiscard]] double headroom_bytes() const { return capacity_bytes - peak_bytes; }
+  // The three figures PyTorch and the driver report. Allocated (torch.cuda.max_memory_allocated): the
+  // tensors the caching allocator hands out, CUDA-graph pools included. Reserved
+  // (max_memory_reserved): that plus the allocator's fragmentation. The device figure (nvidia-smi)
+  // is peak_bytes: reserved plus what is allocated outside PyTorch's allocator, the CUDA context and
+  // workspaces and NCCL's buffers. `fits` compares the device figure.
+  [[nodiscard]] double allocated_bytes() const {
+    return peak_bytes - fragmentation_bytes - cuda_context_bytes - nccl_buffers_bytes;
+  }
+  [[nodiscard]] double reserved_bytes() const { return peak_bytes - cuda_context_bytes - nccl_buffers_bytes; }
   // Peak over what the layout may use (positive: the bytes it must shed to fit).
   [[nodiscard]] double overshoot_bytes() const { return peak_bytes - (capacity_bytes - required_headroom_bytes); }
 

@@ -61,6 +61,20 @@ TEST(Memory, HeadroomDecidesFits) {
   EXPECT_TRUE(rank0(pm, hw, l, 4096, 4).fits);
 }
 
+// Allocated <= reserved <= device, as PyTorch and nvidia-smi report them: the allocator's
+// fragmentation between the first two, the CUDA context and NCCL's own buffers between the last two.
+TEST(Memory, AllocatedReservedAndDeviceFigures) {
+  const PreparedModel pm = prepare(test::llama3_8b());
+  const Hardware hw = test::h100();
+  const MemoryBreakdown m = rank0(pm, hw, Layout{.tp = 2, .dp = 4}, 8192, 4);
+  ASSERT_GT(m.fragmentation_bytes, 0);
+  ASSERT_GT(m.cuda_context_bytes + m.nccl_buffers_bytes, 0);
+  EXPECT_DOUBLE_EQ(m.reserved_bytes() - m.allocated_bytes(), m.fragmentation_bytes);
+  EXPECT_DOUBLE_EQ(m.peak_bytes - m.reserved_bytes(), m.cuda_context_bytes + m.nccl_buffers_bytes);
+  EXPECT_DOUBLE_EQ(m.allocated_bytes(), m.weights_bytes + m.quantized_weights_bytes + m.grads_bytes + m.optimizer_bytes +
+                                            m.activations_bytes + m.logits_bytes + m.fsdp_buffers_bytes + m.cuda_graphs_bytes);
+}
+
 // Korthikanti Table 2, "TP + SP" without the 5 a s / h term (flash attention) and without the two
 // dropout masks (dropout off): 32 s b h / t per layer. The logits and overheads are separate parts.
 TEST(Memory, ActivationsPerLayerMatchKorthikantiWithFlashAttention) {
