@@ -983,6 +983,15 @@ STUB_PUBLISHED = {
                    "summarized at aili.app/share/4zAAqmDNDHyxQWyJrjAdk4)"),
     "Gemma-2-9B": (9000000000, 0,
                    "Gemma 2 report (arXiv:2408.00118): the 9B model (8,324,201,984 non-embedding parameters, Table 1)"),
+    "GLM-4.5V": (106000000000, 12000000000,
+                 "xorbitsai/inference doc/source/models/builtin/llm/glm-4.5v.rst: based on GLM-4.5-Air (106B parameters, 12B active); "
+                 "the checkpoint's weight table sums to 107,710,933,120 with the vision tower (the config's source)"),
+    "Qwen3-VL-30B-A3B": (30000000000, 0,
+                         "xorbitsai/inference doc/source/models/builtin/llm/qwen3-vl-instruct.rst@c39c209c1cbf: Qwen/Qwen3-VL-30B-A3B-Instruct, "
+                         "model size 30 billion"),
+    "Qwen3-VL-235B-A22B": (235000000000, 0,
+                           "xorbitsai/inference doc/source/models/builtin/llm/qwen3-vl-instruct.rst@c39c209c1cbf: Qwen/Qwen3-VL-235B-A22B-Instruct, "
+                           "model size 235 billion"),
     "Gemma-2-27B": (27000000000, 0,
                     "Gemma 2 report (arXiv:2408.00118): the 27B model (26,047,480,320 non-embedding parameters, Table 1)"),
 }
