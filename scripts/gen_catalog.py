@@ -969,6 +969,34 @@ STUB_MODELS = OrderedDict([
 ])
 
 
+# Published parameter counts of stub models (those sized from a config.json), with where each is published:
+# name -> (total_params, active_params or 0, note). The C++ test model_source_test.cpp checks that the
+# architecture read from the config.json gives the total within 2% (or the figure's rounding).
+STUB_PUBLISHED = {
+    "DeepSeek-V2": (236000000000, 21000000000,
+                    "DeepSeek-V2 paper (arXiv:2405.04434) abstract: 236B total parameters, of which 21B are activated for each token"),
+    "DeepSeek-V2-Lite": (15700000000, 2400000000,
+                         "DeepSeek-V2-Lite model card (deepseek-ai/DeepSeek-V2-Lite; summarized at promptlayer.com/models/deepseek-v2-lite-fa0e): "
+                         "15.7B total parameters, 2.4B active"),
+    "Gemma-2-2B": (2600000000, 0,
+                   "Gemma 2 report (arXiv:2408.00118) calls it the 2.6B model (2,024,517,888 non-embedding parameters, Table 1; "
+                   "summarized at aili.app/share/4zAAqmDNDHyxQWyJrjAdk4)"),
+    "Gemma-2-9B": (9000000000, 0,
+                   "Gemma 2 report (arXiv:2408.00118): the 9B model (8,324,201,984 non-embedding parameters, Table 1)"),
+    "GLM-4.5V": (106000000000, 12000000000,
+                 "xorbitsai/inference doc/source/models/builtin/llm/glm-4.5v.rst: based on GLM-4.5-Air (106B parameters, 12B active); "
+                 "the checkpoint's weight table sums to 107,710,933,120 with the vision tower (the config's source)"),
+    "Qwen3-VL-30B-A3B": (30000000000, 0,
+                         "xorbitsai/inference doc/source/models/builtin/llm/qwen3-vl-instruct.rst@c39c209c1cbf: Qwen/Qwen3-VL-30B-A3B-Instruct, "
+                         "model size 30 billion"),
+    "Qwen3-VL-235B-A22B": (235000000000, 0,
+                           "xorbitsai/inference doc/source/models/builtin/llm/qwen3-vl-instruct.rst@c39c209c1cbf: Qwen/Qwen3-VL-235B-A22B-Instruct, "
+                           "model size 235 billion"),
+    "Gemma-2-27B": (27000000000, 0,
+                    "Gemma 2 report (arXiv:2408.00118): the 27B model (26,047,480,320 non-embedding parameters, Table 1)"),
+}
+
+
 # ==================================================================================================
 # Helpers
 # ==================================================================================================
@@ -1222,6 +1250,10 @@ def model_docs(models_rows):
         use, cfg, cfg_source = configs.get(name, (None, None, None))
         if use == "config":
             d["hf_config"] = cfg
+            if name in STUB_PUBLISHED:
+                total, active, pub_note = STUB_PUBLISHED[name]
+                d["published"] = drop_none(OD([("total_params", total), ("active_params", active or None),
+                                               ("note", pub_note)]))
         elif use in MODEL_KINDS:
             d["kind"] = use
         d["_config"] = (use, cfg, cfg_source)

@@ -43,8 +43,7 @@ std::ostream& operator<<(std::ostream& os, const Row& r) {
 }
 
 // Seed 004 "Quick Reference: Which Recipe for My Situation?", GPU counts from its "GPUs needed"
-// column. The VLM row uses Gemma 3 (gemma3_vl_*): Qwen3-VL-8B has no architecture in the catalog
-// (see UnsizedModelSaysSo).
+// column. The VLM row uses Gemma 3 (gemma3_vl_*), whose architecture the catalog has.
 const Row kQuickReference[] = {
     {"Try Bridge for the first time", "llama3_8b", "sft", "h100", 2, 0, "Llama-3-8B"},
     {"Fine-tune a 7-8B model", "Llama-3-8B", "sft", "h100", 8, 0, "Llama-3-8B"},
@@ -178,9 +177,9 @@ TEST(Recommend, ChangesAreWrittenAsOverrides) {
 }
 
 TEST(Recommend, UnsizedModelSaysSo) {
-  // Qwen3-VL-8B is a catalog stub: its recipe is found, but it cannot be sized.
+  // Ministral-3-8B is a catalog stub (no config.json source yet): its recipe is found, but it cannot be sized.
   RecommendOptions o;
-  o.model = "qwen3-vl-8b";
+  o.model = "ministral3_8b";
   o.mode = "sft";
   o.gpu = "h100";
   o.gpus = 4;
@@ -190,7 +189,7 @@ TEST(Recommend, UnsizedModelSaysSo) {
   EXPECT_FALSE(j["sized"].get<bool>());
   EXPECT_NE(j["unsized_reason"].get<std::string>().find("no architecture"), std::string::npos);
   EXPECT_TRUE(j["prediction"].is_null());
-  EXPECT_EQ(j["recipe"]["model"], "Qwen3-VL-8B");
+  EXPECT_EQ(j["recipe"]["model"], "Ministral-3-8B");
   EXPECT_NE(j["command"]["text"].get<std::string>().find("--recipe " + j["recipe"]["entry_point"].get<std::string>()),
             std::string::npos);
   const Out text = recommend(o, false);

@@ -91,8 +91,17 @@ TEST(Catalog, MissSuggestsButNeverSubstitutes) {
 }
 
 TEST(Catalog, StubModelIsReturnedAsIs) {
+  // A built-in stub (no architecture yet, not of a `kind`) is found by its alias and returned unsized.
+  // Which models are stubs changes as the catalog is sized, so take the first one there is.
   const Catalog& cat = builtin();
-  auto m = cat.find_model("deepseek_v2");
+  std::string alias;
+  for (const auto& e : cat.models())
+    if (!e.model.has_architecture && e.model.kind.empty() && !e.model.aliases.empty()) {
+      alias = e.model.aliases.front();
+      break;
+    }
+  ASSERT_FALSE(alias.empty()) << "no built-in stub model left";
+  auto m = cat.find_model(alias);
   ASSERT_TRUE(m) << m.error().str();
   EXPECT_FALSE(m->has_architecture);
 }
