@@ -14,6 +14,7 @@
 #include "recipebook/estimate/params.hpp"
 #include "recipebook/estimate/prepared.hpp"
 #include "recipebook/rules/check_layout.hpp"
+#include "recipebook/price_label.hpp"
 
 namespace rb::cli {
 namespace {
@@ -160,7 +161,9 @@ void print_outcome(const Setup& s, const Outcome& o, const Context& ctx) {
     summary.add_row({"GPU-hours", fmt::format("{:.0f}", e.gpu_hours)});
     summary.add_row({"days", fmt::format("{:.1f}", e.days)});
   }
-  ctx.out << summary.render() << "\n";
+  ctx.out << summary.render();
+  if (e.usd_per_million_tokens > 0) ctx.out << "USD / M tokens " << price_used(s.hardware) << "\n";
+  ctx.out << "\n";
 
   const MemoryBreakdown& m = e.memory.worst;
   ctx.out << fmt::format("memory (worst rank: pipeline stage {}): {} of {}, headroom {} (needs {}) — {}\n", m.stage,

@@ -6,6 +6,7 @@
 
 #include "recipebook/emit/table.hpp"
 #include "recipebook/rules/rule.hpp"
+#include "recipebook/price_label.hpp"
 
 namespace rb::cli {
 namespace {
@@ -140,7 +141,7 @@ std::string header(const PlanView& v) {
       break;
     case Objective::kCost:
       goal = v.hw.usd_per_gpu_hour > 0
-                 ? fmt::format("cost (USD per million tokens at {:.2f} USD/GPU-hour)", v.hw.usd_per_gpu_hour)
+                 ? "cost (USD per million tokens)"
                  : "cost (GPU-hours per million tokens: the GPU has no price)";
       break;
     case Objective::kTime:
@@ -151,6 +152,7 @@ std::string header(const PlanView& v) {
   out += fmt::format("precision {}; objective {}\n", precisions, goal);
   out += fmt::format("fits: peak <= {} GiB - {} GiB headroom; MFU against the dense peak of each layout's precision\n",
                      gib(v.hw.memory_bytes), gib(v.hw.headroom_bytes()));
+  if (v.hw.usd_per_gpu_hour > 0) out += "USD/Mtok " + price_used(v.hw) + "\n";
   return out;
 }
 

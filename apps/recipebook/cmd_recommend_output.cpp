@@ -8,6 +8,7 @@
 #include "recipebook/core/units.hpp"
 #include "recipebook/emit/catalog_json.hpp"
 #include "recipebook/emit/launch.hpp"
+#include "recipebook/price_label.hpp"
 
 namespace rb::cli {
 namespace {
@@ -101,8 +102,8 @@ void print_prediction(const Recommendation& r, std::ostream& out) {
   kv(out, "MFU", fmt::format("{:.1f}% ({:.0f} model TFLOP/s/GPU)", 100 * e.mfu, e.model_tflops_per_gpu));
   const double price = r.hardware.usd_per_gpu_hour;
   if (price > 0)
-    kv(out, "cost", fmt::format("${:.3f} per million tokens at ${:.2f} per GPU-hour (${:.2f} per hour for {} GPU{})",
-                                e.usd_per_million_tokens, price, price * gpus, gpus, gpus == 1 ? "" : "s"));
+    kv(out, "cost", fmt::format("${:.3f} per million tokens {}, ${:.2f} per hour for {} GPU{}", e.usd_per_million_tokens,
+                                price_used(r.hardware), price * gpus, gpus, gpus == 1 ? "" : "s"));
   else
     kv(out, "cost", fmt::format("no public price for {} in the catalog; {:.4f} GPU-hours per million tokens", r.hardware.name,
                                 e.tokens_per_s_per_gpu > 0 ? 1e6 / (e.tokens_per_s_per_gpu * 3600) : 0.0));

@@ -1,5 +1,8 @@
 // Catalog::load: the embedded files, then each --catalog folder; every file parsed, checked against
 // its schema and converted. A file that fails is reported in problems() and skipped; the rest loads.
+// The embedded files were parsed when the binary was built (apps/pack_catalog, which also loads the
+// whole catalog and fails the build on an error): their trees are unpacked, not parsed, and then
+// checked and converted like any other file.
 //
 // Rule ids emitted into problems() (besides RB-YAML-*, RB-FILE-READ, RB-SCHEMA-* and the converters'
 // RB-MODEL-VALUE / RB-HW-VALUE / RB-RECIPE-VALUE):
@@ -17,6 +20,7 @@
 
 #include "recipebook/catalog/catalog_internal.hpp"
 #include "recipebook/catalog/embedded.hpp"
+#include "recipebook/catalog/packed_tree.hpp"
 #include "recipebook/core/strings.hpp"
 
 namespace rb {
@@ -63,7 +67,10 @@ struct CatalogLoader {
   }
 
   void add_file(std::string_view text, const std::string& file, EntryKind kind, const std::string& stem) {
-    FileCheck fc = check_entry(cat, text, file, kind, stem, origin, /*keep_tree=*/false);
+    add_checked(check_entry(cat, text, file, kind, stem, origin, /*keep_tree=*/false), file);
+  }
+
+  void add_checked(FileCheck fc, const std::string& file) {
     cat.problems_.insert(cat.problems_.end(), fc.findings.begin(), fc.findings.end());
     if (fc.model) {
       const std::string name = fc.model->model.name;
@@ -78,16 +85,31 @@ struct CatalogLoader {
     }
   }
 
+  // Embedded file `i` parsed: its tree packed at build time when there is one (the same tree
+  // parse_yaml gives, checked by catalog_test), else its text parsed now.
+  static Result<YNode> embedded_tree(size_t i, const std::string& file) {
+    const auto files = embedded_catalog();
+    const auto trees = embedded_trees();
+    if (trees.size() == files.size() && !trees[i].empty())
+      if (auto tree = unpack_tree(trees[i], file)) return std::move(*tree);
+    return parse_yaml(files[i].text, file);
+  }
+
   void load_embedded() {
     origin = "builtin";
-    for (const auto& f : embedded_catalog()) {
+    const auto files = embedded_catalog();
+    for (size_t i = 0; i < files.size(); ++i) {
+      const EmbeddedFile& f = files[i];
       const std::string path(f.path);
       if (path.rfind("schema/", 0) == 0) continue;
       const bool is_yaml = path.size() > 5 && path.compare(path.size() - 5, 5, ".yaml") == 0;
       if (!is_yaml) continue;
       const EntryKind kind = Catalog::kind_of_path(path);
       if (kind == EntryKind::kRecipe && path.rfind("recipes/", 0) != 0) continue;
-      add_file(f.text, std::string(kBuiltinPrefix) + path, kind, fs::path(path).stem().string());
+      const std::string file = std::string(kBuiltinPrefix) + path;
+      add_checked(check_tree(cat, embedded_tree(i, file), file, kind, fs::path(path).stem().string(), origin,
+                             /*keep_tree=*/false),
+                  file);
     }
   }
 
@@ -155,12 +177,13 @@ struct CatalogLoader {
                                                         {EntryKind::kHardware, "schema/hardware.schema.yaml"},
                                                         {EntryKind::kRecipe, "schema/recipe.schema.yaml"}};
     for (const auto& [kind, path] : kFiles) {
-      const EmbeddedFile* found = nullptr;
-      for (const auto& f : embedded_catalog())
-        if (f.path == path) found = &f;
-      if (found == nullptr) continue;  // no schema yet: the kind is converted without validation
+      const auto files = embedded_catalog();
+      size_t found = files.size();
+      for (size_t i = 0; i < files.size(); ++i)
+        if (files[i].path == path) found = i;
+      if (found == files.size()) continue;  // no schema yet: the kind is converted without validation
       const std::string file = std::string(kBuiltinPrefix) + path;
-      auto tree = parse_yaml(found->text, file);
+      auto tree = embedded_tree(found, file);
       if (!tree) {
         problem(Severity::kError, "RB-SCHEMA-INVALID", tree.error().where, tree.error().message);
         continue;

@@ -106,9 +106,14 @@ bool prune_rejected(YNode& tree, const Diagnostics& schema_findings, std::vector
 FileCheck check_entry(const Catalog& cat, std::string_view text, const std::string& file,
                       std::optional<EntryKind> kind_given, const std::string& stem, const std::string& origin,
                       bool keep_tree) {
+  return check_tree(cat, parse_yaml(text, file), file, kind_given, stem, origin, keep_tree);
+}
+
+FileCheck check_tree(const Catalog& cat, Result<YNode> tree, const std::string& file,
+                     std::optional<EntryKind> kind_given, const std::string& stem, const std::string& origin,
+                     bool keep_tree) {
   FileCheck fc;
   fc.kind = kind_given.value_or(Catalog::kind_of_path(file));
-  auto tree = parse_yaml(text, file);
   if (!tree) {
     fc.findings.push_back(finding_from_error(tree.error()));
     return fc;

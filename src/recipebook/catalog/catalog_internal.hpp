@@ -19,6 +19,11 @@ FileCheck check_entry(const Catalog& cat, std::string_view text, const std::stri
                       std::optional<EntryKind> kind, const std::string& stem, const std::string& origin,
                       bool keep_tree);
 
+// Same for a tree already parsed (the built-in catalog's, unpacked), or the parse Error.
+FileCheck check_tree(const Catalog& cat, Result<YNode> tree, const std::string& file,
+                     std::optional<EntryKind> kind, const std::string& stem, const std::string& origin,
+                     bool keep_tree);
+
 // The tree names a base recipe in `extends`.
 bool extends_something(const YNode& tree);
 

@@ -14,4 +14,9 @@ struct EmbeddedFile {
 
 std::span<const EmbeddedFile> embedded_catalog();
 
+// The same files parsed when the binary was built (packed_tree.hpp), one per embedded_catalog()
+// entry in its order; an empty view for a file that is not YAML. The whole span is empty in the
+// program that packs them (apps/pack_catalog), which parses the text instead.
+std::span<const std::string_view> embedded_trees();
+
 }  // namespace rb
