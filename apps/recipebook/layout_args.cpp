@@ -89,8 +89,6 @@ Result<Setup> resolve_setup(const LayoutArgs& in, const Catalog& catalog, bool j
   const std::string no_record = base ? " (the recipe records none)" : "";
   if (a.model.empty()) return fail(fl("model") + " is required" + no_record, {}, "name a catalog model, a Hugging Face id or a config.json path");
   if (a.gpu.empty()) return fail(fl("gpu") + " is required" + no_record, {}, "e.g. h100, b200, gb300 (see 'recipebook list --hardware')");
-  if (a.gpus <= 0) return fail(fl("gpus") + " is required and must be at least 1" + no_record);
-  if (a.gbs <= 0) return fail(fl("gbs") + " (global batch, in sequences) is required and must be at least 1" + no_record);
   if (a.seq == 0) {
     a.seq = kDefaultSeq;
     if (base) s.notes.push_back(fmt::format("the recipe records no sequence length: {}", kDefaultSeq));
@@ -113,6 +111,9 @@ Result<Setup> resolve_setup(const LayoutArgs& in, const Catalog& catalog, bool j
                                        : "add a hardware YAML with them via --catalog DIR");
   s.hardware = *hw;
   if (auto e = apply_headroom(a.headroom, s.hardware, fl("headroom"))) return tl::unexpected(*e);
+  // After the model and GPU: what a recipe cannot be estimated for comes before what it leaves out.
+  if (a.gpus <= 0) return fail(fl("gpus") + " is required and must be at least 1" + no_record);
+  if (a.gbs <= 0) return fail(fl("gbs") + " (global batch, in sequences) is required and must be at least 1" + no_record);
 
   auto mode = parse_mode(a.mode);
   if (!mode) return fail(fl("mode") + ": unknown mode '" + a.mode + "'", {}, "use pretrain, sft or peft");
