@@ -235,5 +235,16 @@ TEST(RecipeCli, ShowPredictsEachMeasurement) {
       << stub.out;
 }
 
+TEST(RecipeCli, LaunchTakesRecipeAsASynonymOfTheSource) {
+  const std::string tail = std::string(" --target bridge");
+  const test::Run positional = test::run_shell(std::string(RB_BINARY) + " launch " + kDense + tail);
+  const test::Run flag = test::run_shell(std::string(RB_BINARY) + " launch --recipe " + kDense + tail);
+  EXPECT_EQ(positional.rc, 0) << positional.out;
+  EXPECT_EQ(flag.rc, positional.rc);
+  EXPECT_EQ(flag.out, positional.out);
+  const test::Run both = test::run_shell(std::string(RB_BINARY) + " launch " + kDense + " --recipe " + kDense + tail);
+  EXPECT_EQ(both.rc, kExitUsage) << both.out;
+}
+
 }  // namespace
 }  // namespace rb::cli
