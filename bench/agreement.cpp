@@ -26,6 +26,7 @@
 #include "recipebook/core/units.hpp"
 #include "recipebook/emit/catalog_json.hpp"
 #include "recipebook/estimate/estimate.hpp"
+#include "recipebook/search/layout_rank.hpp"
 #include "recipebook/search/planner.hpp"
 #include "recipebook/search/recommend.hpp"
 #include "recipebook/search/resize.hpp"
@@ -204,7 +205,6 @@ int main(int argc, char** argv) {
     w.mode = r.mode;
     w.seq = s.seq;
     w.gbs = r.gbs;
-    Cluster c{r.gpus, r.gpus_per_node};
     Layout l = modelled_layout(m.num_layers(), r.layout);
     if (!r.precision_known) l.precision = Precision::kBf16;
     l.dp = l.model_parallel() > 0 ? r.gpus / l.model_parallel() : 0;
@@ -215,8 +215,6 @@ int main(int argc, char** argv) {
     row.gpus = r.gpus;
     row.measured_tps = best_tokens_per_s(r);
     const auto t1 = std::chrono::steady_clock::now();
-    const Estimate re = estimate(pm, hw, w, c, l);
-    row.recipe_tps = re.tokens_per_s_per_gpu;
     PlanRequest req;
     req.gpu_counts = {r.gpus};
     req.gpus_per_node = r.gpus_per_node;
@@ -224,7 +222,11 @@ int main(int argc, char** argv) {
     req.fixed.precisions = {l.precision};
     req.top_k = opt.top;
     req.threads = opt.threads;
-    auto res = plan(PlanInputs{&pm, &prm, &hw}, req);
+    const PlanInputs in{&pm, &prm, &hw};
+    auto res = plan(in, req);
+    const LayoutRank lr = res ? rank_layout(in, req, *res, r.gpus, l) : LayoutRank{};
+    const Estimate& re = lr.estimate;
+    row.recipe_tps = re.tokens_per_s_per_gpu;
     row.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
     if (!res) {
       row.status = "plan error";
@@ -245,10 +247,7 @@ int main(int argc, char** argv) {
                      format_bytes(re.memory.worst.capacity_bytes) + "; " + why(l, re, best.layout, best.estimate);
       } else {
         row.status = "ranked";
-        const double score = objective_score(Objective::kThroughput, re, r.gpus, hw, w);
-        int better = 0;
-        for (const Candidate& cand : res->top) better += cand.score < score ? 1 : 0;
-        row.rank = better + 1;
+        row.rank = lr.rank;
         row.ratio = re.tokens_per_s_per_gpu > 0 ? row.best_tps / re.tokens_per_s_per_gpu : 0;
         row.reason = why(l, re, best.layout, best.estimate);
         row.top_part = top_part(re, best.estimate);

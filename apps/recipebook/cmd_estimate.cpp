@@ -74,6 +74,8 @@ Json outcome_json(const Setup& s, const Outcome& o) {
   j["params_total"] = o.params.total;
   j["params_active"] = o.params.active;
   j["assumptions"] = s.model.assumptions;  // what a config.json of an unknown model_type left open
+  if (!s.recipe.empty())  // the record it started from, what it left open, and its layout as flags
+    j["recipe"] = {{"name", s.recipe}, {"notes", s.notes}, {"flags", flags_text(flags_of(s.layout))}};
   j["warnings"] = Json::array();
   j["errors"] = Json::array();
   for (const auto& f : o.findings) j[f.severity == Severity::kError ? "errors" : "warnings"].push_back(finding_json(f));
@@ -136,6 +138,11 @@ void print_outcome(const Setup& s, const Outcome& o, const Context& ctx) {
   ctx.out << fmt::format("{} on {} x {}, {} seq {} gbs {}\n", s.model.name, s.cluster.gpus, s.hardware.name,
                          mode_name(s.workload.mode), s.workload.seq, s.workload.gbs);
   for (const auto& a : s.model.assumptions) ctx.out << "assumed: " << a << "\n";
+  if (!s.recipe.empty()) {
+    ctx.out << "recipe: " << s.recipe << "\n";
+    for (const auto& n : s.notes) ctx.out << "note: " << n << "\n";
+    ctx.out << "as flags: " << flags_text(flags_of(s.layout)) << "\n";
+  }
   const std::string split = l.first_stage_layers > 0 || l.last_stage_layers > 0
                                 ? fmt::format(" (first/last stage {}/{} layers)", l.first_stage_layers, l.last_stage_layers)
                                 : "";

@@ -12,14 +12,19 @@
 
 #include "recipebook/catalog_access.hpp"
 #include "recipebook/cmd_plan_output.hpp"
+#include "recipebook/cmd_plan_recipe.hpp"
 #include "recipebook/core/strings.hpp"
 #include "recipebook/layout_args.hpp"
 #include "recipebook/estimate/prepared.hpp"
 #include "recipebook/rules/prepared.hpp"
 #include "recipebook/search/advice.hpp"
+#include "recipebook/search/resize.hpp"
 
 namespace rb::cli {
 namespace {
+
+// Layouts a search with --recipe keeps to rank the recipe's among (a rank below them is "> N").
+constexpr int kRecipeRankDepth = 1000;
 
 Error usage(std::string flag, std::string message, std::string fix = {}) {
   return Error{std::move(message), Where{std::move(flag)}, std::move(fix)};
@@ -150,19 +155,19 @@ Result<PlanRequest> make_request(const PlanOptions& o, const Model& model, const
   if (!counts) return tl::unexpected(counts.error());
   req.gpu_counts = *counts;
   req.gpus_per_node = o.gpus_per_node;
-  const auto mode = parse_mode(o.mode);
+  const auto mode = parse_mode(o.mode.empty() ? "pretrain" : o.mode);
   if (!mode) return tl::unexpected(usage("--mode", "unknown mode '" + o.mode + "'", "use pretrain, sft or peft"));
   req.workload.mode = *mode;
-  if (o.seq <= 0) return tl::unexpected(usage("--seq", "the sequence length must be positive"));
+  if (o.seq < 0) return tl::unexpected(usage("--seq", "the sequence length must be positive"));
   if (o.gbs <= 0) return tl::unexpected(usage("--gbs", "give the global batch in sequences (--gbs 512)"));
-  req.workload.seq = o.seq;
+  req.workload.seq = o.seq == 0 ? kDefaultSeq : o.seq;
   req.workload.gbs = o.gbs;
   req.workload.lora_rank = o.lora_rank;
   const auto tokens = parse_tokens(o.tokens);
   if (!tokens)
     return tl::unexpected(usage("--tokens", "'" + o.tokens + "' is not a token count", "e.g. 15T, 1.2e12, 500B"));
   req.workload.tokens_budget = *tokens;
-  auto precisions = parse_precisions(o.precision);
+  auto precisions = parse_precisions(o.precision.empty() ? "bf16" : o.precision);
   if (!precisions) return tl::unexpected(precisions.error());
   req.fixed.precisions = *precisions;
   for (const auto& [flag, v] : {std::pair{"--tp", o.tp},
@@ -280,15 +285,22 @@ std::string flag_of(const std::string& field) {
 }  // namespace
 
 int run_plan(const PlanOptions& o, const Context& ctx) {
-  if (o.model.empty())
+  if (o.model.empty() && o.recipe.empty())
     return report(ctx, usage("--model", "give the model: a catalog name, Hugging Face id or config.json path"));
-  if (o.gpu.empty()) return report(ctx, usage("--gpu", "give the GPU type (recipebook list --hardware)"));
+  if (o.gpu.empty() && o.recipe.empty()) return report(ctx, usage("--gpu", "give the GPU type (recipebook list --hardware)"));
   auto cat = load_catalog(ctx);
   if (!cat) return kExitUsage;
   return run_plan(o, ctx, *cat);
 }
 
-int run_plan(const PlanOptions& o, const Context& ctx, const Catalog& catalog) {
+int run_plan(const PlanOptions& given, const Context& ctx, const Catalog& catalog) {
+  PlanOptions o = given;
+  std::optional<Setup> recipe;  // --recipe: its setup, whose layout is ranked below
+  if (!o.recipe.empty()) {
+    auto s = apply_plan_recipe(o, catalog);
+    if (!s) return report(ctx, s.error());
+    recipe = std::move(*s);
+  }
   if (o.model.empty())
     return report(ctx, usage("--model", "give the model: a catalog name, Hugging Face id or config.json path"));
   if (o.gpu.empty()) return report(ctx, usage("--gpu", "give the GPU type (recipebook list --hardware)"));
@@ -315,12 +327,21 @@ int run_plan(const PlanOptions& o, const Context& ctx, const Catalog& catalog) {
     return report_findings(ctx, ds, std::nullopt, kExitUsage, "recipebook: ", "RB-USAGE");
   }
 
+  // With a recipe the search keeps enough layouts to rank it, then shows --top of them.
+  if (recipe) req->top_k = std::max(req->top_k, kRecipeRankDepth);
   Result<PlanResult> result;
   {
     ProgressLine line(ctx, o.progress);
     result = plan(in, *req, [&](const PlanProgress& p) { line.update(p); });
   }
   if (!result) return report(ctx, result.error());
+  std::optional<RecipeRank> ranked;
+  if (recipe) {
+    ranked.emplace(rank_recipe(*recipe, in, *req, *result));
+    req->top_k = o.top;
+    for (auto* list : {&result->top, &result->closest})
+      if (list->size() > static_cast<size_t>(o.top)) list->resize(static_cast<size_t>(o.top));
+  }
   std::optional<PlanAdvice> advice;
   if (result->top.empty()) advice = advise(in, *req, *result);
   const PlanView view{*model,
@@ -329,10 +350,13 @@ int run_plan(const PlanOptions& o, const Context& ctx, const Catalog& catalog) {
                       *result,
                       advice ? &*advice : nullptr,
                       req->gpus_per_node > 0 ? req->gpus_per_node : hw->gpus_per_node};
-  if (ctx.json)
-    ctx.out << plan_json(view).dump(2) << "\n";
-  else
-    ctx.out << plan_text(view);
+  if (ctx.json) {
+    Json j = plan_json(view);
+    if (ranked) j["recipe"] = recipe_rank_json(*ranked);
+    ctx.out << j.dump(2) << "\n";
+  } else {
+    ctx.out << plan_text(view) << (ranked ? recipe_rank_text(*ranked) : "");
+  }
   return result->top.empty() ? kExitFindings : kExitOk;
 }
 

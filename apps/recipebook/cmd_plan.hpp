@@ -19,15 +19,16 @@ class Catalog;
 namespace rb::cli {
 
 struct PlanOptions {
+  std::string recipe;              // --recipe: catalog recipe giving what the flags below leave unset
   std::string model;               // --model: catalog name, alias, Hugging Face id or config.json path
   std::string gpu;                 // --gpu: catalog GPU name or alias
   std::string gpus;                // --gpus: "64", "8..512" (powers of two and whole nodes), "64,96,128"
   int gpus_per_node = 0;           // --gpus-per-node: 0 = the GPU's node size
-  std::string mode = "pretrain";   // --mode: pretrain | sft | peft
-  int64_t seq = 4096;              // --seq
-  int64_t gbs = 0;                 // --gbs (required)
+  std::string mode;                // --mode: pretrain | sft | peft ("" = the recipe's, else pretrain)
+  int64_t seq = 0;                 // --seq (0 = the recipe's, else 4096)
+  int64_t gbs = 0;                 // --gbs (required without a recipe)
   int lora_rank = 16;              // --lora-rank (peft)
-  std::string precision = "bf16";  // --precision: comma list
+  std::string precision;           // --precision: comma list ("" = the recipe's, else bf16)
   int tp = 0, pp = 0, vp = 0, cp = 0, ep = 0, etp = 0, dp = 0, mbs = 0;  // fixed degrees, 0 = free
   int max_mbs = 16;                                                      // --max-mbs
   std::string fsdp = "any";                                              // --fsdp: any | on | off

@@ -4,17 +4,74 @@
 
 #include <ostream>
 
+#include "recipebook/catalog/measured_points.hpp"
 #include "recipebook/catalog/model_source.hpp"
 #include "recipebook/catalog_access.hpp"
 #include "recipebook/core/strings.hpp"
 #include "recipebook/core/units.hpp"
 #include "recipebook/emit/catalog_json.hpp"
 #include "recipebook/emit/table.hpp"
+#include "recipebook/estimate/estimate.hpp"
+#include "recipebook/estimate/prepared.hpp"
+#include "recipebook/search/resize.hpp"
 
 namespace rb::cli {
 namespace {
 
-void print_recipe(const Recipe& r, const Context& ctx) {
+// The estimator's tokens/s/GPU for each measurement of a recipe (index-aligned; nullopt for a
+// superseded one, or one whose GPU has no figures or whose degrees do not divide its GPUs): the
+// measured run's own layout, batch, sequence and GPUs (measured_run), over the recipe's features,
+// with the layers a PP does not divide split as `estimate --recipe` splits them. `none` says why a
+// recipe gets no prediction at all.
+struct Predictions {
+  std::vector<std::optional<double>> tokens_per_s_per_gpu;
+  std::string none;
+};
+
+Predictions predict_measurements(const Catalog& cat, const Recipe& r) {
+  Predictions p;
+  p.tokens_per_s_per_gpu.resize(r.measurements.size());
+  if (r.measurements.empty()) return p;
+  auto model = cat.find_model(r.model);
+  if (!model) {
+    p.none = "the recipe's model: " + model.error().message;
+    return p;
+  }
+  if (!model->has_architecture) {
+    p.none = "the recipe's model: " + no_architecture_reason(*model);
+    return p;
+  }
+  const PreparedModel pm = prepare(*model);
+  for (size_t i = 0; i < r.measurements.size(); ++i) {
+    const Measurement& m = r.measurements[i];
+    if (!m.current) continue;
+    auto hw = cat.find_hardware(m.gpu.empty() ? r.gpu : m.gpu);
+    auto run = measured_run(r, m);
+    if (!hw || !hw->has_specs || !run) continue;
+    const Estimate e = estimate(pm, *hw, run->work, run->cluster, modelled_layout(model->num_layers(), run->layout));
+    if (e.valid && e.tokens_per_s_per_gpu > 0) p.tokens_per_s_per_gpu[i] = e.tokens_per_s_per_gpu;
+  }
+  return p;
+}
+
+Json predictions_json(const Recipe& r, const Predictions& p) {
+  Json out = Json::array();
+  for (size_t i = 0; i < r.measurements.size(); ++i) {
+    const Measurement& m = r.measurements[i];
+    const auto& pred = p.tokens_per_s_per_gpu[i];
+    out.push_back({{"release", m.release},
+                   {"gpus", m.gpus},
+                   {"gpu", m.gpu.empty() ? r.gpu : m.gpu},
+                   {"precision", m.precision},
+                   {"current", m.current},
+                   {"measured_tokens_per_s_per_gpu", m.tokens_per_s_per_gpu},
+                   {"predicted_tokens_per_s_per_gpu", pred ? Json(*pred) : Json(nullptr)},
+                   {"measured_over_predicted", pred && m.tokens_per_s_per_gpu > 0 ? Json(m.tokens_per_s_per_gpu / *pred) : Json(nullptr)}});
+  }
+  return out;
+}
+
+void print_recipe(const Recipe& r, const Predictions& pred, const Context& ctx) {
   auto line = [&](const char* key, const std::string& value) {
     if (!value.empty()) ctx.out << fmt::format("{:<13}{}\n", key, value);
   };
@@ -53,14 +110,21 @@ void print_recipe(const Recipe& r, const Context& ctx) {
   if (!r.measurements.empty()) {
     ctx.out << "\nmeasurements:\n";
     Table t({{"release"}, {"gpus", Align::kRight}, {"precision"}, {"gbs", Align::kRight}, {"mbs", Align::kRight},
-             {"seq", Align::kRight}, {"tok/s/GPU", Align::kRight}, {"TFLOP/s/GPU", Align::kRight}, {"status"}});
-    for (const auto& m : r.measurements)
+             {"seq", Align::kRight}, {"tok/s/GPU", Align::kRight}, {"predicted", Align::kRight},
+             {"meas/pred", Align::kRight}, {"TFLOP/s/GPU", Align::kRight}, {"status"}});
+    for (size_t i = 0; i < r.measurements.size(); ++i) {
+      const Measurement& m = r.measurements[i];
+      const auto& p = pred.tokens_per_s_per_gpu[i];
       t.add_row({m.release, std::to_string(m.gpus), m.precision, m.gbs ? std::to_string(m.gbs) : "",
                  m.mbs ? std::to_string(m.mbs) : "", m.seq ? std::to_string(m.seq) : "",
-                 fmt::format("{:.0f}", m.tokens_per_s_per_gpu),
+                 fmt::format("{:.0f}", m.tokens_per_s_per_gpu), p ? fmt::format("{:.0f}", *p) : "",
+                 p && m.tokens_per_s_per_gpu > 0 ? fmt::format("{:.2f}", m.tokens_per_s_per_gpu / *p) : "",
                  m.model_tflops_per_gpu > 0 ? fmt::format("{:.0f}", m.model_tflops_per_gpu) : "",
                  m.current ? "current" : "superseded/draft"});
+    }
     ctx.out << t.render();
+    ctx.out << (pred.none.empty() ? "predicted: the estimate of each current measurement's own layout, batch and GPUs\n"
+                                  : "predicted: none (" + pred.none + ")\n");
   }
   if (!r.notes.empty()) ctx.out << "\nnotes:\n" << r.notes << (r.notes.back() == '\n' ? "" : "\n");
 }
@@ -123,13 +187,20 @@ int run_show(const ShowOptions& o, const Context& ctx) {
       if (!res) return report(ctx, res.error());
       r = *res;
     }
+    // The measurements shown, each predicted over the record as it runs (its `extends` applied).
+    auto full = cat->resolved(o.name);
+    Recipe runs = full ? *full : r;
+    runs.measurements = r.measurements;
+    const Predictions pred = predict_measurements(*cat, runs);
     if (ctx.json) {
       RecipeEntry shown{r, e.tree, e.origin};
       Json j = recipe_json(shown);
       j["record"] = Json::parse(to_json_text(e.tree));
+      j["predictions"] = predictions_json(r, pred);
+      if (!pred.none.empty()) j["predictions_none"] = pred.none;
       ctx.out << j.dump(2) << "\n";
     } else {
-      print_recipe(r, ctx);
+      print_recipe(r, pred, ctx);
     }
     return kExitOk;
   }

@@ -6,7 +6,9 @@
 #include <limits>
 
 #include "recipebook/catalog/model_source.hpp"
+#include "recipebook/catalog/recipe_match.hpp"
 #include "recipebook/core/strings.hpp"
+#include "recipebook/search/resize.hpp"
 
 namespace rb::cli {
 namespace {
@@ -29,6 +31,32 @@ std::optional<Error> in_range(std::string_view name, T value, T lo, T hi, bool j
                            hi, what));
 }
 
+
+// The record `a.recipe` names under the flags of `a`: every field `a` leaves unset takes the
+// record's value. `base` gets the record's layout; `notes` what the record left open.
+struct RecipeBase {
+  RecipeSetup setup;
+  bool layout_recorded = false;  // TP, PP, CP (and EP for a MoE model) recorded
+};
+
+Result<RecipeBase> recipe_base(LayoutArgs& a, const Catalog& catalog, bool json_keys) {
+  auto found = catalog.find_recipe(a.recipe);
+  if (!found) return fail(flag("recipe", json_keys) + ": " + found.error().message, {}, found.error().fix);
+  RecipeBase b;
+  b.setup = recipe_setup(catalog, **found);
+  const Recipe& r = b.setup.recipe;
+  b.layout_recorded = b.setup.layout_known && b.setup.ep_known;
+  // The record's node shape is its own GPU's (GB200 and GB300 nodes hold 4), as for `launch`.
+  if (a.gpus_per_node == 0 && (a.gpu.empty() || fold_name(a.gpu) == fold_name(r.gpu))) a.gpus_per_node = r.gpus_per_node;
+  if (a.model.empty()) a.model = r.model;
+  if (a.gpu.empty()) a.gpu = r.gpu;
+  if (a.gpus == 0) a.gpus = r.gpus;
+  if (a.mode.empty()) a.mode = std::string(mode_name(r.mode));
+  if (a.seq == 0) a.seq = b.setup.seq;
+  if (a.gbs == 0) a.gbs = r.gbs;
+  return b;
+}
+
 }  // namespace
 
 std::optional<Error> apply_headroom(const std::string& text, Hardware& hw, const std::string& flag_name) {
@@ -44,27 +72,48 @@ std::optional<Error> apply_headroom(const std::string& text, Hardware& hw, const
   return std::nullopt;
 }
 
-Result<Setup> resolve_setup(const LayoutArgs& a, const Catalog& catalog, bool json_keys) {
+Result<Setup> resolve_setup(const LayoutArgs& in, const Catalog& catalog, bool json_keys) {
   auto fl = [&](std::string_view n) { return flag(n, json_keys); };
-  if (a.model.empty()) return fail(fl("model") + " is required", {}, "name a catalog model, a Hugging Face id or a config.json path");
-  if (a.gpu.empty()) return fail(fl("gpu") + " is required", {}, "e.g. h100, b200, gb300 (see 'recipebook list --hardware')");
-  if (a.gpus <= 0) return fail(fl("gpus") + " is required and must be at least 1");
-  if (a.gbs <= 0) return fail(fl("gbs") + " (global batch, in sequences) is required and must be at least 1");
-
+  LayoutArgs a = in;
   Setup s;
+  std::optional<RecipeBase> base;
+  if (!a.recipe.empty()) {
+    auto b = recipe_base(a, catalog, json_keys);
+    if (!b) return tl::unexpected(b.error());
+    base = std::move(*b);
+    s.recipe = base->setup.recipe.name;
+  }
+  // What a value came from, in messages: the flag, or the recipe that recorded it.
+  const std::string from_recipe = base ? fl("recipe") + " " + s.recipe + ": the recipe's " : "";
+  auto source = [&](std::string_view n, bool given) { return given || !base ? fl(n) : from_recipe + std::string(n); };
+  const std::string no_record = base ? " (the recipe records none)" : "";
+  if (a.model.empty()) return fail(fl("model") + " is required" + no_record, {}, "name a catalog model, a Hugging Face id or a config.json path");
+  if (a.gpu.empty()) return fail(fl("gpu") + " is required" + no_record, {}, "e.g. h100, b200, gb300 (see 'recipebook list --hardware')");
+  if (a.seq == 0) {
+    a.seq = kDefaultSeq;
+    if (base) s.notes.push_back(fmt::format("the recipe records no sequence length: {}", kDefaultSeq));
+  }
+  if (a.mode.empty()) a.mode = "pretrain";
+
+  const std::string model_flag = source("model", !in.model.empty());
   auto model = catalog.find_model(a.model);
-  if (!model) return fail(fl("model") + ": " + model.error().message, model.error().where, model.error().fix);
+  if (!model) return fail(model_flag + ": " + model.error().message, model.error().where, model.error().fix);
   if (!model->has_architecture)
-    return fail(fl("model") + ": " + no_architecture_reason(*model), {},
+    return fail(model_flag + ": " + no_architecture_reason(*model), {},
                 model->kind.empty() ? "give the path to its Hugging Face config.json instead" : "");
   s.model = *model;
+  const std::string gpu_flag = source("gpu", !in.gpu.empty());
   auto hw = catalog.find_hardware(a.gpu);
-  if (!hw) return fail(fl("gpu") + ": " + hw.error().message, {}, hw.error().fix);
+  if (!hw) return fail(gpu_flag + ": " + hw.error().message, {}, hw.error().fix);
   if (!hw->has_specs)
-    return fail(fl("gpu") + ": the catalog has no figures for " + hw->name + " (memory, peak FLOP/s)", {},
-                "add a hardware YAML with them via --catalog DIR");
+    return fail(gpu_flag + ": the catalog has no figures for " + hw->name + " (memory, peak FLOP/s)", {},
+                base && in.gpu.empty() ? "estimate it on another GPU with --gpu NAME, or add a hardware YAML with them via --catalog DIR"
+                                       : "add a hardware YAML with them via --catalog DIR");
   s.hardware = *hw;
   if (auto e = apply_headroom(a.headroom, s.hardware, fl("headroom"))) return tl::unexpected(*e);
+  // After the model and GPU: what a recipe cannot be estimated for comes before what it leaves out.
+  if (a.gpus <= 0) return fail(fl("gpus") + " is required and must be at least 1" + no_record);
+  if (a.gbs <= 0) return fail(fl("gbs") + " (global batch, in sequences) is required and must be at least 1" + no_record);
 
   auto mode = parse_mode(a.mode);
   if (!mode) return fail(fl("mode") + ": unknown mode '" + a.mode + "'", {}, "use pretrain, sft or peft");
@@ -79,12 +128,41 @@ Result<Setup> resolve_setup(const LayoutArgs& a, const Catalog& catalog, bool js
   // The layout flags over Layout's defaults, exactly as `launch` applies them; their errors name the
   // flag in the message (a batch line's error object has no separate location).
   Layout& l = s.layout;
-  if (auto ok = apply_layout_flags(a.layout, l, /*from_flags_only=*/true); !ok) {
+  if (base) {
+    const Recipe& r = base->setup.recipe;
+    if (!base->layout_recorded) {
+      if (!a.layout.any())
+        return fail(fl("recipe") + " " + r.name + ": the record does not give its whole layout (TP, PP, CP" +
+                        (s.model.is_moe() ? ", EP" : "") + ")",
+                    {}, "give the degrees as flags (--tp, --pp, --cp, --ep); those not given are taken as 1");
+      s.notes.push_back("the record does not give its whole layout: degrees not given as flags are taken as 1");
+    }
+    l = r.layout;
+    if (!r.precision_known) {
+      l.precision = Precision::kBf16;
+      if (a.layout.precision.empty()) s.notes.push_back("the recipe records no precision: bf16");
+    }
+  }
+  if (auto ok = apply_layout_flags(a.layout, l, /*from_flags_only=*/!base); !ok) {
     const std::string& f = ok.error().where.file;  // "--precision"
     return fail((f.rfind("--", 0) == 0 ? fl(f.substr(2)) : f) + ": " + ok.error().message, {}, ok.error().fix);
   }
-  // Megatron's default ETP is TP; a dense model has no experts to split, so its ETP stays 1.
-  if (!a.layout.etp) l.etp = s.model.is_moe() ? l.tp : 1;
+  // Megatron's default ETP is TP; a dense model has no experts to split, so its ETP stays 1. A
+  // record's ETP is its own (recipe_layout.cpp reads an omitted one as 1).
+  if (!a.layout.etp && !base) l.etp = s.model.is_moe() ? l.tp : 1;
+  // The recipe's own pipeline with layers its PP does not divide: Megatron-Bridge splits them in
+  // code, modelled as the most balanced split (as `recommend` and bench/agreement.cpp do).
+  if (base && l.pp == base->setup.recipe.layout.pp && l.vp == base->setup.recipe.layout.vp) {
+    const Layout modelled = modelled_layout(s.model.num_layers(), l);
+    if (modelled.first_stage_layers != l.first_stage_layers || modelled.vp != l.vp)
+      s.notes.push_back(fmt::format(
+          "the record gives no split of the {} layers over PP {}{} (Megatron-Bridge splits them in its own code): "
+          "estimated as {}first/last stage {}/{} layers",
+          s.model.num_layers(), l.pp, l.vp > 1 ? fmt::format(" x VP {}", l.vp) : "",
+          modelled.vp != l.vp ? fmt::format("VP {} with ", modelled.vp) : "", modelled.first_stage_layers,
+          modelled.last_stage_layers));
+    l = modelled;
+  }
 
   const std::array<std::optional<Error>, 17> range_errors{
       in_range<int>("gpus", a.gpus, 1, 1 << 20, json_keys),
@@ -112,12 +190,106 @@ Result<Setup> resolve_setup(const LayoutArgs& a, const Catalog& catalog, bool js
   return s;
 }
 
+LayoutFlags flags_of(const Layout& l) {
+  LayoutFlags f;
+  f.tp = l.tp;
+  f.pp = l.pp;
+  f.vp = l.vp;
+  f.cp = l.cp;
+  f.ep = l.ep;
+  f.etp = l.etp;
+  f.mbs = l.mbs;
+  f.first_stage_layers = l.first_stage_layers;
+  f.last_stage_layers = l.last_stage_layers;
+  f.account_for_embedding = l.account_for_embedding;
+  f.account_for_loss = l.account_for_loss;
+  f.sp = l.sp;
+  f.fsdp = l.fsdp;
+  f.distributed_optimizer = l.distributed_optimizer;
+  f.precision_aware_optimizer = l.precision_aware_optimizer;
+  f.grad_reduce_in_fp32 = l.grad_reduce_in_fp32;
+  f.ep_a2a_overlap = l.ep_a2a_overlap;
+  f.tp_comm_overlap = l.tp_comm_overlap;
+  f.precision = std::string(precision_name(l.precision));
+  f.recompute = std::string(recompute_name(l.recompute));
+  if (l.recompute_modules != 0) f.recompute_modules = recompute_modules_str(l.recompute_modules);
+  f.recompute_method = l.recompute_method == RecomputeMethod::kBlock ? "block" : "uniform";
+  f.recompute_layers = l.recompute_layers;
+  f.dispatcher = std::string(dispatcher_name(l.dispatcher));
+  f.cuda_graph = std::string(cuda_graph_name(l.cuda_graph));
+  // The scope's module names, in the order cuda_graph_scope_choices() lists them.
+  const std::string choices = cuda_graph_scope_choices();
+  for (size_t start = 0; start < choices.size();) {
+    size_t end = choices.find(',', start);
+    if (end == std::string::npos) end = choices.size();
+    std::string name = choices.substr(start, end - start);
+    name.erase(0, name.find_first_not_of(' '));
+    if (auto bit = parse_cuda_graph_scope(name); bit && (l.cuda_graph_scope & *bit) == *bit)
+      f.cuda_graph_scope += (f.cuda_graph_scope.empty() ? "" : ",") + name;
+    start = end + 1;
+  }
+  f.cpu_offload_layers = l.cpu_offload_layers;
+  return f;
+}
+
+std::string flags_text(const LayoutFlags& f) {
+  // What estimate takes without the flag: Layout's defaults, and SP on when TP > 1.
+  LayoutFlags d = flags_of(Layout{});
+  d.sp = f.tp.value_or(1) > 1;
+  std::string out;
+  auto word = [&](std::string_view key, const std::string& value) {
+    std::string name(key);
+    for (auto& c : name)
+      if (c == '_') c = '-';
+    out += (out.empty() ? "--" : " --") + name + (value.empty() ? "" : " " + value);
+  };
+  auto num = [&](std::string_view key, const std::optional<int>& v, const std::optional<int>& def) {
+    if (v && (v != def || key == "tp")) word(key, std::to_string(*v));
+  };
+  auto on_off = [&](std::string_view key, const std::optional<bool>& v, const std::optional<bool>& def) {
+    if (v && v != def) word(*v ? std::string(key) : "no_" + std::string(key), "");
+  };
+  auto text = [&](std::string_view key, const std::string& v, const std::string& def) {
+    if (!v.empty() && v != def) word(key, v);
+  };
+  num("tp", f.tp, d.tp);
+  num("pp", f.pp, d.pp);
+  num("vp", f.vp, d.vp);
+  num("cp", f.cp, d.cp);
+  num("ep", f.ep, d.ep);
+  num("etp", f.etp, f.tp.value_or(1) == 1 ? d.etp : std::optional<int>{});  // unset, ETP follows TP (MoE)
+  num("mbs", f.mbs, d.mbs);
+  num("first_stage_layers", f.first_stage_layers, d.first_stage_layers);
+  num("last_stage_layers", f.last_stage_layers, d.last_stage_layers);
+  on_off("account_for_embedding", f.account_for_embedding, d.account_for_embedding);
+  on_off("account_for_loss", f.account_for_loss, d.account_for_loss);
+  on_off("sp", f.sp, d.sp);
+  on_off("fsdp", f.fsdp, d.fsdp);
+  on_off("distributed_optimizer", f.distributed_optimizer, d.distributed_optimizer);
+  on_off("precision_aware_optimizer", f.precision_aware_optimizer, d.precision_aware_optimizer);
+  on_off("grad_reduce_in_fp32", f.grad_reduce_in_fp32, d.grad_reduce_in_fp32);
+  on_off("ep_a2a_overlap", f.ep_a2a_overlap, d.ep_a2a_overlap);
+  on_off("tp_comm_overlap", f.tp_comm_overlap, d.tp_comm_overlap);
+  text("precision", f.precision, d.precision);
+  text("recompute", f.recompute, d.recompute);
+  text("recompute_modules", f.recompute_modules, d.recompute_modules);
+  if (f.recompute == "full") {
+    text("recompute_method", f.recompute_method, d.recompute_method);
+    num("recompute_layers", f.recompute_layers, d.recompute_layers);
+  }
+  text("dispatcher", f.dispatcher, d.dispatcher);
+  text("cuda_graph", f.cuda_graph, d.cuda_graph);
+  text("cuda_graph_scope", f.cuda_graph_scope, d.cuda_graph_scope);
+  num("cpu_offload_layers", f.cpu_offload_layers, d.cpu_offload_layers);
+  return out;
+}
+
 Result<LayoutArgs> layout_args_from_json(const nlohmann::json& j, const LayoutArgs& defaults) {
   if (!j.is_object()) return fail("each line must be a JSON object with the same keys as the flags");
   LayoutArgs a = defaults;
   // Every key, for the "did you mean" hint: the setup's and the layout flags'.
   static const std::vector<std::string> kKeys = [] {
-    std::vector<std::string> k{"model", "gpu", "gpus", "gpus_per_node", "mode", "seq", "gbs", "tokens", "lora_rank", "headroom"};
+    std::vector<std::string> k{"recipe", "model", "gpu", "gpus", "gpus_per_node", "mode", "seq", "gbs", "tokens", "lora_rank", "headroom"};
     const auto& flags = layout_flag_keys();
     k.insert(k.end(), flags.begin(), flags.end());
     return k;
@@ -144,7 +316,8 @@ Result<LayoutArgs> layout_args_from_json(const nlohmann::json& j, const LayoutAr
       return std::nullopt;
     };
     std::optional<Error> err;
-    if (key == "model") err = get_str(a.model);
+    if (key == "recipe") err = get_str(a.recipe);
+    else if (key == "model") err = get_str(a.model);
     else if (key == "gpu") err = get_str(a.gpu);
     else if (key == "mode") err = get_str(a.mode);
     else if (key == "gpus") err = get_int(a.gpus);

@@ -1,10 +1,14 @@
 // The flags that describe one training setup (model, GPUs, workload, layout), shared by `estimate`,
 // `launch` and the JSON Lines of `estimate --batch`, and their resolution against the catalog into
 // the estimator's value types. Every error names the flag (or JSON key) it is about.
+// With `--recipe NAME` (a batch line's "recipe") the catalog record is the starting point: its
+// model, GPU, GPU count, mode, sequence, batch and whole layout (features included), each replaced
+// by the flag (or key) that gives it.
 #pragma once
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -19,16 +23,17 @@
 namespace rb::cli {
 
 struct LayoutArgs {
+  std::string recipe;  // catalog recipe name (exact): the values every unset field takes
   std::string model;
   std::string gpu;
   int gpus = 0;
   int gpus_per_node = 0;
-  std::string mode = "pretrain";
-  int64_t seq = 4096;
+  std::string mode;  // "" = the recipe's, else pretrain
+  int64_t seq = 0;   // 0 = the recipe's, else 4096 (search/resize.hpp kDefaultSeq)
   int64_t gbs = 0;
-  // The layout, as `launch` takes it (apply_layout_flags); what is unset keeps Layout's default:
-  // degrees 1 (ETP: TP for a MoE model), micro batch 1, SP when TP > 1, bf16, no recompute,
-  // alltoall, no CUDA graphs, distributed optimizer.
+  // The layout, as `launch` takes it (apply_layout_flags); what is unset keeps the recipe's value,
+  // else Layout's default: degrees 1 (ETP: TP for a MoE model), micro batch 1, SP when TP > 1,
+  // bf16, no recompute, alltoall, no CUDA graphs, distributed optimizer.
   LayoutFlags layout;
   double tokens = 0;  // token budget for GPU-hours and days
   int lora_rank = 16;
@@ -41,11 +46,23 @@ struct Setup {
   Workload workload;
   Cluster cluster;
   Layout layout;
+  std::string recipe;              // the recipe it started from, "" for flags only
+  std::vector<std::string> notes;  // what the recipe left open and how it was filled
 };
 
 // Resolves names against the catalog and checks each value's range. Errors name the flag as
-// `--flag` (or, with `json_keys`, as the JSON key "flag_name").
+// `--flag` (or, with `json_keys`, as the JSON key "flag_name"). With a recipe: the record resolved
+// (`extends` applied), its layout as the estimator models it (Megatron-Bridge's in-code split of
+// layers its PP does not divide: search/resize.hpp modelled_layout; bf16 when it names no
+// precision), the record's node shape on its own GPU only; an unknown name (with "did you mean"), a
+// model without an architecture or a GPU without figures is an error naming the recipe and why.
 Result<Setup> resolve_setup(const LayoutArgs& a, const Catalog& catalog, bool json_keys = false);
+
+// Every layout flag set to `l`'s value: the flags that spell the layout out (estimate over them
+// gives the same figures); and their text, leaving out each flag whose value is what estimate
+// takes without it ("--tp 1 --pp 4 --ep 32 --etp 1 --mbs 2 ... --cuda-graph full_iteration").
+LayoutFlags flags_of(const Layout& l);
+std::string flags_text(const LayoutFlags& f);
 
 // Applies `--headroom` (parse_memory_headroom) to `hw`; the error names `flag_name`.
 std::optional<Error> apply_headroom(const std::string& text, Hardware& hw, const std::string& flag_name = "--headroom");

@@ -150,12 +150,15 @@ void add_layout_options(CLI::App* cmd, rb::LayoutFlags& f) {
 
 // The flags that describe one setup for estimate: model, GPUs, workload, then the layout.
 void add_layout_flags(CLI::App* cmd, rb::cli::LayoutArgs& a) {
+  auto* r = cmd->add_option("--recipe", a.recipe,
+                            "Catalog recipe (exact name): its model, GPUs, workload and whole layout; other flags override");
+  cmd->add_option("recipe", a.recipe, "The same as --recipe")->excludes(r);
   cmd->add_option("--model", a.model, "Catalog name, alias, Hugging Face id, or path to a config.json");
   cmd->add_option("--gpu", a.gpu, "GPU type: h100, h200, b200, b300, gb200, gb300, a100, mi300x, ...");
   cmd->add_option("--gpus", a.gpus, "Total GPU count");
   cmd->add_option("--gpus-per-node", a.gpus_per_node, "GPUs per node (default: the GPU's usual node)");
-  cmd->add_option("--mode", a.mode, "pretrain | sft | peft")->capture_default_str();
-  cmd->add_option("--seq", a.seq, "Sequence length in tokens")->capture_default_str();
+  cmd->add_option("--mode", a.mode, "pretrain | sft | peft (default: the recipe's, else pretrain)");
+  cmd->add_option("--seq", a.seq, "Sequence length in tokens (default: the recipe's, else 4096)")->check(CLI::PositiveNumber);
   cmd->add_option("--gbs", a.gbs, "Global batch in sequences");
   cmd->add_option("--tokens", a.tokens, "Token budget, for GPU-hours and days");
   cmd->add_option("--lora-rank", a.lora_rank, "LoRA rank for --mode peft")->capture_default_str();
@@ -177,6 +180,7 @@ void add_estimate(CLI::App& app, Action& action) {
       "  recipebook estimate --model llama3-70b --gpu h100 --gpus 64 --tp 4 --pp 8 --vp 5 --seq 8192 --gbs 256 --json\n"
       "  recipebook estimate --model ./config.json --gpu gb300 --gpus 8 --ep 8 --seq 4096 --gbs 512 --tokens 1e12\n"
       "  recipebook estimate --batch layouts.jsonl --model llama3-8b --gpu h100\n"
+      "  recipebook estimate --recipe qwen3_235b_a22b_pretrain_256gpu_gb300_fp8mx_config --gpus 128 --gbs 4096\n"
       "Exit codes: 0 estimated and fits, 1 a rule forbids the layout (its rule is printed) or it does not fit\n"
       "in memory less --headroom (the estimate is printed), 2 usage.");
   cmd->callback([opts, &action] {
@@ -187,7 +191,8 @@ void add_estimate(CLI::App& app, Action& action) {
 void add_launch(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("launch", "Write the command, script or manifest that runs a recipe, plan entry or layout");
   auto o = std::make_shared<rb::cli::LaunchOptions>();
-  cmd->add_option("source", o->source, "Catalog recipe name, recipe .yaml file, or `plan --json` output (.json)");
+  auto* source = cmd->add_option("source", o->source, "Catalog recipe name, recipe .yaml file, or `plan --json` output (.json)");
+  cmd->add_option("--recipe", o->source, "Catalog recipe name (the same as the positional source)")->excludes(source);
   cmd->add_option("--pick", o->pick, "Which plan entry to launch (1 = the first)")->check(CLI::PositiveNumber);
   auto* g = "What to launch (flags override a recipe's values)";
   cmd->add_option("--model", o->model, "Model: catalog name, alias or Hugging Face id")->group(g);
@@ -277,17 +282,19 @@ void add_calibrate(CLI::App& app, Action& action) {
 void add_plan(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("plan", "Search every valid layout; rank those that fit by throughput, cost or time");
   auto o = std::make_shared<rb::cli::PlanOptions>();
-  cmd->add_option("--model", o->model, "Catalog name, alias, Hugging Face id, or path to a config.json")->required();
-  cmd->add_option("--gpu", o->gpu, "GPU type: h100, b200, gb300, ...")->required();
-  cmd->add_option("--gpus", o->gpus, "GPU count: 64, a range 8..512 (powers of two and whole nodes), or a list 64,96")
-      ->required();
+  cmd->add_option("--recipe", o->recipe,
+                  "Catalog recipe (exact name): model, GPUs, mode, seq, batch and precision the flags leave unset; "
+                  "its layout is ranked among the plan's");
+  cmd->add_option("--model", o->model, "Catalog name, alias, Hugging Face id, or path to a config.json (required without --recipe)");
+  cmd->add_option("--gpu", o->gpu, "GPU type: h100, b200, gb300, ... (required without --recipe)");
+  cmd->add_option("--gpus", o->gpus, "GPU count: 64, a range 8..512 (powers of two and whole nodes), or a list 64,96");
   cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (default: the GPU's node)");
-  cmd->add_option("--mode", o->mode, "pretrain | sft | peft")->capture_default_str();
-  cmd->add_option("--seq", o->seq, "Sequence length in tokens")->capture_default_str();
-  cmd->add_option("--gbs", o->gbs, "Global batch in sequences")->required();
+  cmd->add_option("--mode", o->mode, "pretrain | sft | peft (default: the recipe's, else pretrain)");
+  cmd->add_option("--seq", o->seq, "Sequence length in tokens (default: the recipe's, else 4096)")->check(CLI::PositiveNumber);
+  cmd->add_option("--gbs", o->gbs, "Global batch in sequences (required without --recipe)");
   cmd->add_option("--lora-rank", o->lora_rank, "LoRA rank for --mode peft")->capture_default_str();
-  cmd->add_option("--precision", o->precision, "Precisions to try, comma list: bf16,fp8_cs,mxfp8,nvfp4,...")
-      ->capture_default_str();
+  cmd->add_option("--precision", o->precision,
+                  "Precisions to try, comma list: bf16,fp8_cs,mxfp8,nvfp4,... (default: the recipe's, else bf16)");
   auto* fixed = "Fixed degrees (0 = searched)";
   cmd->add_option("--tp", o->tp, "Tensor parallel degree")->group(fixed);
   cmd->add_option("--pp", o->pp, "Pipeline parallel degree")->group(fixed);
@@ -314,6 +321,7 @@ void add_plan(CLI::App& app, Action& action) {
       "  recipebook plan --model DeepSeek-V3 --gpu h100 --gpus 2048 --seq 4096 --gbs 15360 --precision bf16,fp8_cs\n"
       "  recipebook plan --model Qwen3-30B-A3B --gpu h100 --gpus 8..64 --gbs 512 --objective cost\n"
       "  recipebook plan --model ./config.json --gpu b200 --gpus 48 --tp 2 --gbs 128 --json\n"
+      "  recipebook plan --recipe llama3_8b_pretrain_8gpu_h100_bf16_config --top 3\n"
       "Exit codes: 0 layouts found, 1 nothing fits (the closest layouts and what would fit are printed), 2 usage.");
   cmd->callback([o, &action] {
     action = [o](const Context& ctx) { return rb::cli::run_plan(*o, ctx); };
