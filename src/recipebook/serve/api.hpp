@@ -1,0 +1,71 @@
+// The request handler of `recipebook serve`, with no sockets: a method, a path, query parameters
+// and a body in, a status and a JSON body out. Every handler runs the CLI's own run_<name>() with a
+// Context that writes to a string and has --json on, so a response body IS what the CLI prints with
+// --json (one serializer). Errors, the server's own included, are the CLI's error object
+//   {"errors": [{"rule", "message", "fix", "where", "severity"}], "exit_code": N}
+// with a 4xx status. Routes:
+//   POST /api/estimate  /api/plan  /api/recommend  /api/launch   (JSON: the flags' keys)
+//   POST /api/check     (a recipe record's YAML text)
+//   GET  /api/catalog[?model=&mode=&gpu=&gpus=&kind=]  /api/models  /api/hardware
+//   GET  /api/recipes/NAME  /api/models/NAME  /api/hardware/NAME
+// Status: 200 with the CLI's exit code 0 or 1 (1: findings, infeasible; the answer is in the body),
+// 400 exit code 2 (usage or input), 404 unknown route or name, 405 wrong method, 413 body too large,
+// 422 past the server's limits (RB-SERVE-LIMIT), 503 busy (RB-SERVE-BUSY), 500 internal.
+// The CLI's exit code is also in the X-Recipebook-Exit-Code header.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "recipebook/catalog/catalog.hpp"
+#include "recipebook/serve/request_json.hpp"
+
+namespace rb::serve {
+
+struct ApiConfig {
+  std::vector<std::string> catalog_dirs;  // --catalog DIR, as the CLI takes it
+  size_t max_body_bytes = size_t{1} << 20;
+  int plan_threads = 1;          // planner threads per request (the worker pool bounds the rest)
+  int max_concurrent_plans = 2;  // plan/recommend requests at once; more get 503
+  PlanLimits plan_limits;
+};
+
+struct ApiResponse {
+  int status = 200;
+  std::string body;
+  int exit_code = 0;
+  std::string content_type = "application/json";
+};
+
+class Api {
+ public:
+  // Loads the catalog once (the built-in one plus catalog_dirs); fails as the CLI does.
+  static Result<Api> create(ApiConfig config);
+
+  ApiResponse handle(std::string_view method, std::string_view path, const std::multimap<std::string, std::string>& query,
+                     std::string_view body) const;
+
+  Api(Api&& other) noexcept;
+  Api(const Api&) = delete;
+  Api& operator=(const Api&) = delete;
+  Api& operator=(Api&&) = delete;
+  ~Api() = default;
+
+ private:
+  Api(ApiConfig config, Catalog catalog) : config_(std::move(config)), catalog_(std::move(catalog)) {}
+  ApiResponse post(std::string_view route, std::string_view body) const;
+  ApiResponse get(std::string_view route, const std::multimap<std::string, std::string>& query) const;
+
+  ApiConfig config_;
+  Catalog catalog_;
+  mutable std::atomic<int> plans_in_flight_{0};
+};
+
+// The error response for one Error: the CLI's JSON error object (report.hpp), at `status`.
+ApiResponse error_response(int status, const Error& e, std::string_view default_rule = "RB-INPUT");
+
+}  // namespace rb::serve
