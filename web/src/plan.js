@@ -45,7 +45,11 @@ export function planView(app, params) {
     status.textContent = `${json.counts.seen} layouts seen, ${json.counts.rejected_by_rules} rejected by rules, ` +
       `${json.counts.removed_by_memory} by memory; ${json.feasible ? "" : "nothing fits; "}${(performance.now() - t0).toFixed(0)} ms`;
     render(out, json);
-    scaling(out, v, mine);
+    if (!json.top.length) return;
+    const current = () => mine === seq;
+    // One after another: the server plans at most one request per core at once (503 past that).
+    await scaling(out, v, mine);
+    if (current()) await heatmap(out.querySelector(".figures"), v, current);
   }
 
   async function scaling(out, v, mine) {
@@ -102,20 +106,31 @@ function render(out, j) {
       ],
     }));
 
-  const best = new Map();
-  for (const e of j.top) {
-    const k = `${e.layout.tp}x${e.layout.pp}`;
-    if (!best.has(k) || best.get(k).tps < e.tokens_per_s_per_gpu)
-      best.set(k, { tp: e.layout.tp, pp: e.layout.pp, tps: e.tokens_per_s_per_gpu });
+}
+
+// The TP x PP heatmap: one small plan per cell with TP and PP fixed (the other degrees searched),
+// run one after another so the page never holds more than one plan slot of the server's.
+async function heatmap(figs, v, current) {
+  const g = Number(v.gpus);
+  if (!Number.isInteger(g) || g < 1) return;
+  const cells = [];
+  for (const tp of [1, 2, 4, 8])
+    for (const pp of [1, 2, 4, 8, 16])
+      if (tp * pp <= g && g % (tp * pp) === 0) cells.push({ tp, pp });
+  for (const c of cells) {
+    const { status, json } = await post("plan", { ...v, tp: c.tp, pp: c.pp, top: 1 });
+    if (!current()) return;
+    c.tps = status === 200 && json.top.length ? json.top[0].tokens_per_s_per_gpu : null;
   }
-  const cells = [...best.values()];
-  figure(figs, "heatmap", "Best tokens/s/GPU by TP x PP (ranked layouts)").append(
+  const f = figure(figs, "heatmap", "Best tokens/s/GPU by TP x PP (empty: nothing fits)");
+  f.append(
     Plot.plot({
       width: 360, height: 260, x: { type: "band", label: "PP" }, y: { type: "band", label: "TP" },
       color: { scheme: "viridis", legend: true, label: "tokens/s/GPU" },
       marks: [
-        Plot.cell(cells, { x: "pp", y: "tp", fill: "tps", inset: 1 }),
-        Plot.text(cells, { x: "pp", y: "tp", text: (d) => d.tps.toFixed(0), fill: "white" }),
+        Plot.cell(cells.filter((d) => d.tps != null), { x: "pp", y: "tp", fill: "tps", inset: 1 }),
+        Plot.text(cells, { x: "pp", y: "tp", text: (d) => (d.tps == null ? "none" : d.tps.toFixed(0)),
+          fill: (d) => (d.tps == null ? "#999" : "white") }),
       ],
     }));
 }

@@ -82,7 +82,7 @@ try {
   check("plan: ranked table has rows", rows >= 1, `${rows} rows`);
   check("plan: Pareto plot drawn", (await page.locator('figure[data-figure="pareto"] svg circle').count()) >= 1);
   const cells = await page.locator('figure[data-figure="heatmap"] svg rect').count();
-  check("plan: TP x PP heatmap has cells", cells >= 1, `${cells} cells`);
+  check("plan: TP x PP heatmap has cells", cells >= 2, `${cells} cells`);
   await page.waitForSelector('figure[data-figure="scaling"] svg', { timeout: 30000 });
   check("plan: scaling curve drawn", true);
   await page.screenshot({ path: join(artifacts, "plan.png"), fullPage: true });

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
@@ -52,21 +53,24 @@ ApiResponse run_cli(const std::vector<std::string>& catalog_dirs, Fn&& fn) {
   return r;
 }
 
-// Holds one plan slot for as long as it lives; `ok` is false when every slot was taken.
+// Holds one plan slot for as long as it lives; `ok` is false when none came free in `wait_ms`.
+template <typename Slots>
 class PlanSlot {
  public:
-  PlanSlot(std::atomic<int>& n, int max) : n_(n) { ok = n_.fetch_add(1) < max; }
-  ~PlanSlot() { n_.fetch_sub(1); }
+  PlanSlot(Slots& s, int wait_ms) : s_(s) { ok = s_.try_acquire_for(std::chrono::milliseconds(wait_ms)); }
+  ~PlanSlot() {
+    if (ok) s_.release();
+  }
   PlanSlot(const PlanSlot&) = delete;
   PlanSlot& operator=(const PlanSlot&) = delete;
   bool ok = false;
 
  private:
-  std::atomic<int>& n_;
+  Slots& s_;
 };
 
 ApiResponse busy() {
-  return error_response(503, Error("the server is planning as many requests as it takes at once", {},
+  return error_response(503, Error("the server is planning as many requests as it takes at once, and none finished in time", {},
                                    "retry in a moment, or run 'recipebook plan' locally", "RB-SERVE-BUSY"));
 }
 
@@ -118,8 +122,6 @@ Result<Api> Api::create(ApiConfig config) {
   return Api(std::move(config), std::move(*cat));
 }
 
-Api::Api(Api&& other) noexcept : config_(std::move(other.config_)), catalog_(std::move(other.catalog_)) {}
-
 ApiResponse Api::handle(std::string_view method, std::string_view path,
                         const std::multimap<std::string, std::string>& query, std::string_view body) const {
   if (!path.starts_with("/api/"))
@@ -156,14 +158,14 @@ ApiResponse Api::post(std::string_view route, std::string_view body) const {
   if (route == "plan") {
     auto o = plan_options_from_json(j, config_.plan_limits, config_.plan_threads);
     if (!o) return input_error(o.error());
-    const PlanSlot slot(plans_in_flight_, config_.max_concurrent_plans);
+    const PlanSlot slot(*plan_slots_, config_.plan_wait_ms);
     if (!slot.ok) return busy();
     return run_cli(dirs, [&](const cli::Context& ctx) { return cli::run_plan(*o, ctx, catalog_); });
   }
   if (route == "recommend") {
     auto o = recommend_options_from_json(j, config_.plan_threads);
     if (!o) return input_error(o.error());
-    const PlanSlot slot(plans_in_flight_, config_.max_concurrent_plans);
+    const PlanSlot slot(*plan_slots_, config_.plan_wait_ms);
     if (!slot.ok) return busy();
     return run_cli(dirs, [&](const cli::Context& ctx) { return cli::run_recommend(*o, ctx, catalog_); });
   }

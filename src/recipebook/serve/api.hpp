@@ -14,9 +14,11 @@
 // The CLI's exit code is also in the X-Recipebook-Exit-Code header.
 #pragma once
 
-#include <atomic>
+#include <algorithm>
 #include <cstddef>
 #include <map>
+#include <memory>
+#include <semaphore>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,7 +32,8 @@ struct ApiConfig {
   std::vector<std::string> catalog_dirs;  // --catalog DIR, as the CLI takes it
   size_t max_body_bytes = size_t{1} << 20;
   int plan_threads = 1;          // planner threads per request (the worker pool bounds the rest)
-  int max_concurrent_plans = 2;  // plan/recommend requests at once; more get 503
+  int max_concurrent_plans = 2;  // plan/recommend requests at once; more wait up to plan_wait_ms,
+  int plan_wait_ms = 2000;       // then get 503
   PlanLimits plan_limits;
 };
 
@@ -49,20 +52,18 @@ class Api {
   ApiResponse handle(std::string_view method, std::string_view path, const std::multimap<std::string, std::string>& query,
                      std::string_view body) const;
 
-  Api(Api&& other) noexcept;
-  Api(const Api&) = delete;
-  Api& operator=(const Api&) = delete;
-  Api& operator=(Api&&) = delete;
-  ~Api() = default;
 
  private:
-  Api(ApiConfig config, Catalog catalog) : config_(std::move(config)), catalog_(std::move(catalog)) {}
+  using Slots = std::counting_semaphore<1024>;
+  Api(ApiConfig config, Catalog catalog)
+      : config_(std::move(config)), catalog_(std::move(catalog)),
+        plan_slots_(std::make_shared<Slots>(std::clamp(config_.max_concurrent_plans, 1, 1024))) {}
   ApiResponse post(std::string_view route, std::string_view body) const;
   ApiResponse get(std::string_view route, const std::multimap<std::string, std::string>& query) const;
 
   ApiConfig config_;
   Catalog catalog_;
-  mutable std::atomic<int> plans_in_flight_{0};
+  std::shared_ptr<Slots> plan_slots_;  // one per plan or recommend request running
 };
 
 // The error response for one Error: the CLI's JSON error object (report.hpp), at `status`.
