@@ -171,6 +171,15 @@ TEST(ServeApi, OversizedBodyIs413) {
   EXPECT_EQ(first_error(r)["rule"], "RB-SERVE-LIMIT");
 }
 
+TEST(ServePlanQueue, WaitsItsTurnThenGivesUp) {
+  serve::PlanQueue q(1);
+  ASSERT_TRUE(q.acquire(std::chrono::milliseconds(10)));
+  EXPECT_FALSE(q.acquire(std::chrono::milliseconds(10)));  // the only slot is taken: 503 for this one
+  q.release();
+  EXPECT_TRUE(q.acquire(std::chrono::milliseconds(10)));  // a waiter that gave up left the line
+  q.release();
+}
+
 TEST(ServeAssets, ThePageIsEmbedded) {
   const auto index = serve::find_asset("/");
   ASSERT_TRUE(index);

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <exception>
@@ -54,10 +55,9 @@ ApiResponse run_cli(const std::vector<std::string>& catalog_dirs, Fn&& fn) {
 }
 
 // Holds one plan slot for as long as it lives; `ok` is false when none came free in `wait_ms`.
-template <typename Slots>
 class PlanSlot {
  public:
-  PlanSlot(Slots& s, int wait_ms) : s_(s) { ok = s_.try_acquire_for(std::chrono::milliseconds(wait_ms)); }
+  PlanSlot(PlanQueue& s, int wait_ms) : s_(s) { ok = s_.acquire(std::chrono::milliseconds(wait_ms)); }
   ~PlanSlot() {
     if (ok) s_.release();
   }
@@ -66,7 +66,7 @@ class PlanSlot {
   bool ok = false;
 
  private:
-  Slots& s_;
+  PlanQueue& s_;
 };
 
 ApiResponse busy() {
@@ -104,6 +104,25 @@ std::string query_value(const std::multimap<std::string, std::string>& q, const 
 }
 
 }  // namespace
+
+bool PlanQueue::acquire(std::chrono::milliseconds wait) {
+  std::unique_lock lock(m_);
+  const uint64_t me = next_++;
+  line_.push_back(me);
+  const bool ok = cv_.wait_for(lock, wait, [&] { return free_ > 0 && line_.front() == me; });
+  line_.erase(std::find(line_.begin(), line_.end(), me));
+  if (ok) --free_;
+  cv_.notify_all();  // the next in line (or one behind a waiter that gave up) may go now
+  return ok;
+}
+
+void PlanQueue::release() {
+  {
+    const std::lock_guard lock(m_);
+    ++free_;
+  }
+  cv_.notify_all();
+}
 
 ApiResponse error_response(int status, const Error& e, std::string_view default_rule) {
   std::ostringstream out;
@@ -153,7 +172,7 @@ ApiResponse Api::post(std::string_view route, std::string_view body) const {
   if (route == "estimate") {
     auto o = estimate_options_from_json(j);
     if (!o) return input_error(o.error());
-    return run_cli(dirs, [&](const cli::Context& ctx) { return cli::run_estimate(*o, ctx); });
+    return run_cli(dirs, [&](const cli::Context& ctx) { return cli::run_estimate(*o, ctx, catalog_); });
   }
   if (route == "plan") {
     auto o = plan_options_from_json(j, config_.plan_limits, config_.plan_threads);

@@ -18,7 +18,11 @@
 #include <cstddef>
 #include <map>
 #include <memory>
-#include <semaphore>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +31,22 @@
 #include "recipebook/serve/request_json.hpp"
 
 namespace rb::serve {
+
+// Plan slots handed out first come, first served: a request waits its turn up to a time limit, so
+// none is starved by later ones (as a plain semaphore allows).
+class PlanQueue {
+ public:
+  explicit PlanQueue(int slots) : free_(slots) {}
+  bool acquire(std::chrono::milliseconds wait);
+  void release();
+
+ private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::deque<uint64_t> line_;
+  uint64_t next_ = 0;
+  int free_;
+};
 
 struct ApiConfig {
   std::vector<std::string> catalog_dirs;  // --catalog DIR, as the CLI takes it
@@ -54,16 +74,15 @@ class Api {
 
 
  private:
-  using Slots = std::counting_semaphore<1024>;
   Api(ApiConfig config, Catalog catalog)
       : config_(std::move(config)), catalog_(std::move(catalog)),
-        plan_slots_(std::make_shared<Slots>(std::clamp(config_.max_concurrent_plans, 1, 1024))) {}
+        plan_slots_(std::make_shared<PlanQueue>(std::clamp(config_.max_concurrent_plans, 1, 1024))) {}
   ApiResponse post(std::string_view route, std::string_view body) const;
   ApiResponse get(std::string_view route, const std::multimap<std::string, std::string>& query) const;
 
   ApiConfig config_;
   Catalog catalog_;
-  std::shared_ptr<Slots> plan_slots_;  // one per plan or recommend request running
+  std::shared_ptr<PlanQueue> plan_slots_;  // one per plan or recommend request running
 };
 
 // The error response for one Error: the CLI's JSON error object (report.hpp), at `status`.

@@ -58,6 +58,7 @@ int run_serve(const ServeOptions& opts, const cli::Context& ctx) {
   svr.set_read_timeout(opts.timeout_s, 0);
   svr.set_write_timeout(opts.timeout_s, 0);
   svr.set_keep_alive_timeout(5);
+  svr.set_tcp_nodelay(true);  // small JSON answers: no 40 ms wait on a delayed ACK (Nagle)
 
   const Api& a = *api;
   auto api_handler = [&a](const httplib::Request& req, httplib::Response& res) {
