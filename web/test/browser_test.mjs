@@ -59,7 +59,7 @@ try {
   // Estimate: the first render (time to the memory figure) and its figures.
   const t0 = Date.now();
   await page.goto(`${url}?view=estimate&model=llama3-70b&gpu=h100&gpus=64&seq=8192&gbs=256&tp=4&pp=8`);
-  await page.waitForSelector('figure[data-figure="memory"] svg', { timeout: 15000 });
+  await page.waitForSelector('figure[data-figure="memory"] svg', { timeout: 30000 });
   const firstRenderMs = Date.now() - t0;
   // performance.now() counts from the page's navigation start: the first render as the page saw it.
   const pageMs = await page.evaluate(() => performance.now());
@@ -79,13 +79,13 @@ try {
 
   // Plan: ranked table, Pareto front, heatmap and scaling curve.
   await page.goto(`${url}?view=plan&model=llama3-8b&gpu=h100&gpus=8&seq=4096&gbs=128`);
-  await page.waitForSelector('figure[data-figure="heatmap"] svg', { timeout: 30000 });
+  await page.waitForSelector('figure[data-figure="heatmap"] svg', { timeout: 90000 });  // 15 small plans (slow under ASan)
   const rows = await page.locator('figure[data-figure="ranked"] tbody tr').count();
   check("plan: ranked table has rows", rows >= 1, `${rows} rows`);
   check("plan: Pareto plot drawn", (await page.locator('figure[data-figure="pareto"] svg circle').count()) >= 1);
   const cells = await page.locator('figure[data-figure="heatmap"] svg rect').count();
   check("plan: TP x PP heatmap has cells", cells >= 2, `${cells} cells`);
-  await page.waitForSelector('figure[data-figure="scaling"] svg', { timeout: 30000 });
+  await page.waitForSelector('figure[data-figure="scaling"] svg', { timeout: 90000 });
   check("plan: scaling curve drawn", true);
   await page.screenshot({ path: join(artifacts, "plan.png"), fullPage: true });
 
