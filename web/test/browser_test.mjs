@@ -74,7 +74,7 @@ try {
   // Typing re-computes and rewrites the URL.
   await page.fill('input[name="pp"]', "4");
   await page.waitForFunction(() => location.search.includes("pp=4"), null, { timeout: 5000 });
-  await page.waitForFunction(() => document.querySelector(".status").textContent.includes("PP 4"), null, { timeout: 10000 });
+  await page.waitForFunction(() => document.querySelector(".status").textContent.includes("PP 4"), null, { timeout: 30000 });
   check("estimate: editing PP re-computes", true);
 
   // Plan: ranked table, Pareto front, heatmap and scaling curve.
