@@ -3,8 +3,9 @@
 // rewrites the URL in place (history.replaceState).
 import { estimateView } from "./estimate.js";
 import { planView } from "./plan.js";
+import { recommendView } from "./recommend.js";
 
-const views = { estimate: estimateView, plan: planView };
+const views = { estimate: estimateView, plan: planView, recommend: recommendView };
 
 function render() {
   const params = new URLSearchParams(location.search);

@@ -89,6 +89,16 @@ try {
   check("plan: scaling curve drawn", true);
   await page.screenshot({ path: join(artifacts, "plan.png"), fullPage: true });
 
+  // Recommend: the recipe, its changes and the command with a copy button.
+  await page.goto(`${url}?view=recommend&model=llama3-70b&gpu=h100&gpus=64&mode=pretrain`);
+  await page.waitForSelector('figure[data-figure="command"] pre', { timeout: 60000 });
+  const recipe = await page.locator('figure[data-figure="recipe"] li').first().textContent();
+  check("recommend: a recipe is named", recipe.includes("llama3_70b"), recipe);
+  const command = await page.locator('figure[data-figure="command"] pre').textContent();
+  check("recommend: the command is shown", command.includes("--recipe"), command.slice(0, 60));
+  check("recommend: a copy button", (await page.locator('figure[data-figure="command"] button').count()) === 1);
+  await page.screenshot({ path: join(artifacts, "recommend.png"), fullPage: true });
+
   check("no request left the server", external.length === 0, external.join(" "));
   check("no script errors", errors.length === 0, errors.join(" | "));
 } catch (e) {
