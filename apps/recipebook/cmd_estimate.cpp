@@ -250,6 +250,11 @@ int run_batch(const EstimateOptions& opts, const Catalog& cat, const Context& ct
 int run_estimate(const EstimateOptions& opts, const Context& ctx) {
   auto cat = load_catalog(ctx);
   if (!cat) return kExitUsage;
+  return run_estimate(opts, ctx, *cat);
+}
+
+int run_estimate(const EstimateOptions& opts, const Context& ctx, const Catalog& catalog) {
+  const Catalog* cat = &catalog;
   if (!opts.batch_file.empty()) return run_batch(opts, *cat, ctx);
   auto setup = resolve_setup(opts.args, *cat);
   if (!setup) return report(ctx, setup.error());

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "recipebook/catalog/catalog.hpp"
 #include "recipebook/context.hpp"
 #include "recipebook/layout_args.hpp"
 
@@ -17,5 +18,7 @@ struct EstimateOptions {
 };
 
 int run_estimate(const EstimateOptions& opts, const Context& ctx);
+// The same on a catalog already loaded (`serve`, which answers many requests from one catalog).
+int run_estimate(const EstimateOptions& opts, const Context& ctx, const Catalog& catalog);
 
 }  // namespace rb::cli

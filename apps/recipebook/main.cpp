@@ -24,6 +24,7 @@
 #include "recipebook/cmd_show.hpp"
 #include "recipebook/context.hpp"
 #include "recipebook/report.hpp"
+#include "recipebook/serve/server.hpp"
 #include "recipebook/version.hpp"
 
 namespace {
@@ -359,6 +360,24 @@ void add_recommend(CLI::App& app, Action& action) {
   });
 }
 
+void add_serve(CLI::App& app, Action& action) {
+  auto* cmd = app.add_subcommand("serve", "Serve a local web page and JSON API over the same core (docs/serve.md)");
+  auto o = std::make_shared<rb::serve::ServeOptions>();
+  cmd->add_option("--port", o->port, "TCP port (0 = any free port)")->capture_default_str()->check(CLI::Range(0, 65535));
+  cmd->add_option("--host", o->host, "Address to listen on; anything but loopback is warned about")->capture_default_str();
+  cmd->add_flag("--open", o->open, "Open the page in the desktop's browser");
+  cmd->add_option("--workers", o->workers, "Requests served at once")->capture_default_str()->check(CLI::Range(1, 256));
+  cmd->add_option("--timeout", o->timeout_s, "Socket read/write limit per request, seconds")->capture_default_str();
+  cmd->footer(
+      "Examples:\n"
+      "  recipebook serve                      (http://127.0.0.1:8080/)\n"
+      "  recipebook serve --port 0 --open\n"
+      "  curl -s localhost:8080/api/estimate -d '{\"model\":\"llama3-8b\",\"gpu\":\"h100\",\"gpus\":8,\"gbs\":64}'");
+  cmd->callback([o, &action] {
+    action = [o](const Context& ctx) { return rb::serve::run_serve(*o, ctx); };
+  });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -387,6 +406,7 @@ int main(int argc, char** argv) {
   add_recommend(app, action);
   add_launch(app, action);
   add_calibrate(app, action);
+  add_serve(app, action);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,229 @@
+#include "recipebook/serve/request_json.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "recipebook/core/strings.hpp"
+#include "recipebook/search/space.hpp"
+
+namespace rb::serve {
+namespace {
+
+using Json = nlohmann::json;
+using Target = std::variant<int*, int64_t*, std::string*, bool*, std::vector<std::string>*>;
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    const size_t at = s.find(sep, start);
+    out.push_back(s.substr(start, at == std::string::npos ? std::string::npos : at - start));
+    if (at == std::string::npos) return out;
+    start = at + 1;
+  }
+}
+
+struct Field {
+  const char* key;
+  Target target;
+};
+
+Error type_error(const std::string& key, const char* want, const Json& v) {
+  return Error("\"" + key + "\" must be " + want + ", found " + std::string(v.type_name()));
+}
+
+template <typename T>
+std::optional<Error> read_int(const std::string& key, const Json& v, T& out) {
+  if (!v.is_number_integer()) return type_error(key, "an integer", v);
+  const auto wide = v.get<int64_t>();
+  if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
+    return Error("\"" + key + "\" is out of range");
+  if (wide < std::numeric_limits<T>::min() || wide > std::numeric_limits<T>::max())
+    return Error("\"" + key + "\" is out of range: " + std::to_string(wide));
+  out = static_cast<T>(wide);
+  return std::nullopt;
+}
+
+std::optional<Error> read_field(const std::string& key, const Json& v, const Target& t) {
+  if (auto* p = std::get_if<int*>(&t)) return read_int(key, v, **p);
+  if (auto* p = std::get_if<int64_t*>(&t)) return read_int(key, v, **p);
+  if (auto* p = std::get_if<bool*>(&t)) {
+    if (!v.is_boolean()) return type_error(key, "true or false", v);
+    **p = v.get<bool>();
+    return std::nullopt;
+  }
+  if (auto* p = std::get_if<std::string*>(&t)) {
+    // A number is taken for a string field whose flag also takes numbers ("gpus": 64, "tokens": 1e12).
+    if (v.is_number_integer()) **p = std::to_string(v.get<int64_t>());
+    else if (v.is_number()) **p = fmt::format("{}", v.get<double>());
+    else if (v.is_string()) **p = v.get<std::string>();
+    else return type_error(key, "a string", v);
+    return std::nullopt;
+  }
+  auto& list = **std::get_if<std::vector<std::string>*>(&t);
+  list.clear();
+  if (v.is_string()) {
+    list.push_back(v.get<std::string>());
+    return std::nullopt;
+  }
+  if (!v.is_array()) return type_error(key, "a string or an array of strings", v);
+  for (const auto& e : v) {
+    if (!e.is_string()) return type_error(key, "an array of strings", e);
+    list.push_back(e.get<std::string>());
+  }
+  return std::nullopt;
+}
+
+// Reads every key of `body` into `fields` (or, with `layout`, the layout flags); unknown keys get
+// the nearest known one as their fix.
+std::optional<Error> read_fields(const Json& body, const std::vector<Field>& fields, LayoutFlags* layout = nullptr) {
+  if (!body.is_object()) return Error("the request body must be a JSON object with the same keys as the flags");
+  for (const auto& [key, v] : body.items()) {
+    if (layout) {
+      auto flag = read_layout_flag(key, v, *layout);
+      if (!flag) return flag.error();
+      if (*flag) continue;
+    }
+    const Field* f = nullptr;
+    for (const auto& c : fields)
+      if (key == c.key) f = &c;
+    if (!f) {
+      std::vector<std::string> known;
+      for (const auto& c : fields) known.emplace_back(c.key);
+      if (layout) known.insert(known.end(), layout_flag_keys().begin(), layout_flag_keys().end());
+      const std::string near = nearest(key, known);
+      return Error("unknown key \"" + key + "\"", {}, near.empty() ? "" : "did you mean \"" + near + "\"?");
+    }
+    if (auto e = read_field(key, v, f->target)) return e;
+  }
+  return std::nullopt;
+}
+
+Error limit(const std::string& what, const std::string& fix) { return Error(what, {}, fix, kRuleLimit); }
+
+// The server reads no local files on a client's behalf: a model is a catalog name or a Hugging Face
+// id, never a config.json path.
+std::optional<Error> no_path(const std::string& key, const std::string& value) {
+  const bool looks_like_path = value.starts_with('/') || value.starts_with('.') || value.starts_with('~') ||
+                               value.ends_with(".json") || value.ends_with(".yaml") || value.ends_with(".yml") ||
+                               value.find('\\') != std::string::npos || value.find("..") != std::string::npos;
+  if (!looks_like_path) return std::nullopt;
+  return Error("\"" + key + "\": the server reads no files; '" + value + "' looks like a path", {},
+               "give a catalog name or a Hugging Face id, or run the CLI on the file");
+}
+
+std::optional<Error> check_plan_limits(const cli::PlanOptions& o, const PlanLimits& lim) {
+  std::vector<int> counts;
+  const size_t dots = o.gpus.find("..");
+  auto to_int = [](const std::string& s) -> std::optional<int> {
+    try {
+      size_t used = 0;
+      const long v = std::stol(s, &used);
+      if (used != s.size() || v < 1 || v > std::numeric_limits<int>::max()) return std::nullopt;
+      return static_cast<int>(v);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  };
+  if (dots != std::string::npos) {
+    const auto lo = to_int(o.gpus.substr(0, dots));
+    const auto hi = to_int(o.gpus.substr(dots + 2));
+    if (lo && hi && *hi > lim.max_gpus)
+      return limit(fmt::format("\"gpus\": {} is past the server's limit of {} GPUs", *hi, lim.max_gpus),
+                   "plan larger clusters with the CLI");
+    if (lo && hi && *lo <= *hi) counts = gpu_counts_in_range(*lo, *hi, o.gpus_per_node > 0 ? o.gpus_per_node : 8);
+  } else {
+    for (const auto& part : split(o.gpus, ',')) {
+      if (auto n = to_int(part)) {
+        if (*n > lim.max_gpus)
+          return limit(fmt::format("\"gpus\": {} is past the server's limit of {} GPUs", *n, lim.max_gpus),
+                       "plan larger clusters with the CLI");
+        counts.push_back(*n);
+      }
+    }
+  }
+  if (static_cast<int>(counts.size()) > lim.max_gpu_counts)
+    return limit(fmt::format("\"gpus\": {} GPU counts in one request; the server searches at most {}", counts.size(),
+                             lim.max_gpu_counts),
+                 "narrow the range, or run 'recipebook plan' for the whole sweep");
+  if (o.max_mbs > lim.max_mbs || o.mbs > lim.max_mbs)
+    return limit(fmt::format("\"max_mbs\": at most {} in one request", lim.max_mbs), "lower max_mbs");
+  if (static_cast<int>(split(o.precision, ',').size()) > lim.max_precisions)
+    return limit(fmt::format("\"precision\": at most {} precisions in one request", lim.max_precisions),
+                 "plan fewer precisions at a time");
+  if (o.top > lim.max_top || o.top < 1)
+    return limit(fmt::format("\"top\": {} is outside 1..{}", o.top, lim.max_top), "ask for fewer rows");
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<cli::EstimateOptions> estimate_options_from_json(const nlohmann::json& body) {
+  auto args = cli::layout_args_from_json(body);
+  if (!args) return tl::unexpected(args.error());
+  if (auto e = no_path("model", args->model)) return tl::unexpected(*e);
+  cli::EstimateOptions o;
+  o.args = *args;
+  return o;
+}
+
+Result<cli::PlanOptions> plan_options_from_json(const nlohmann::json& body, const PlanLimits& limits, int threads) {
+  cli::PlanOptions o;
+  const std::vector<Field> fields{
+      {"model", &o.model},         {"gpu", &o.gpu},           {"gpus", &o.gpus},       {"gpus_per_node", &o.gpus_per_node},
+      {"mode", &o.mode},           {"seq", &o.seq},           {"gbs", &o.gbs},         {"lora_rank", &o.lora_rank},
+      {"precision", &o.precision}, {"tp", &o.tp},             {"pp", &o.pp},           {"vp", &o.vp},
+      {"cp", &o.cp},               {"ep", &o.ep},             {"etp", &o.etp},         {"dp", &o.dp},
+      {"mbs", &o.mbs},             {"max_mbs", &o.max_mbs},   {"fsdp", &o.fsdp},       {"recompute", &o.recompute},
+      {"dispatcher", &o.dispatcher}, {"objective", &o.objective}, {"tokens", &o.tokens}, {"top", &o.top},
+      {"headroom", &o.headroom}};
+  if (auto e = read_fields(body, fields)) return tl::unexpected(*e);
+  if (auto e = no_path("model", o.model)) return tl::unexpected(*e);
+  if (auto e = check_plan_limits(o, limits)) return tl::unexpected(*e);
+  o.threads = threads;
+  return o;
+}
+
+Result<cli::RecommendOptions> recommend_options_from_json(const nlohmann::json& body, int threads) {
+  cli::RecommendOptions o;
+  const std::vector<Field> fields{{"model", &o.model},     {"gpu", &o.gpu},         {"gpus", &o.gpus},
+                                  {"gpus_per_node", &o.gpus_per_node}, {"mode", &o.mode}, {"seq", &o.seq},
+                                  {"gbs", &o.gbs},         {"precision", &o.precision}, {"dataset", &o.dataset},
+                                  {"alternatives", &o.alternatives}, {"compare", &o.compare},
+                                  {"headroom", &o.headroom}};
+  if (auto e = read_fields(body, fields)) return tl::unexpected(*e);
+  if (auto e = no_path("model", o.model)) return tl::unexpected(*e);
+  if (o.alternatives < 0 || o.alternatives > 20)
+    return tl::unexpected(limit("\"alternatives\": at most 20", "ask for fewer alternatives"));
+  o.threads = threads;
+  return o;
+}
+
+Result<cli::LaunchOptions> launch_options_from_json(const nlohmann::json& body) {
+  cli::LaunchOptions o;
+  const std::vector<Field> fields{
+      {"source", &o.source},         {"model", &o.model},       {"gpu", &o.gpu},
+      {"mode", &o.mode},             {"gpus", &o.gpus},         {"gpus_per_node", &o.gpus_per_node},
+      {"seq", &o.seq},               {"gbs", &o.gbs},           {"target", &o.targets},
+      {"framework", &o.framework},   {"bridge_recipe", &o.bridge_recipe}, {"name", &o.name},
+      {"dataset", &o.dataset},       {"train_iters", &o.train_iters}, {"env", &o.env},
+      {"extra", &o.extra},           {"workdir", &o.workdir},   {"probe", &o.probe},
+      {"master_port", &o.master_port}, {"partition", &o.slurm.partition}, {"account", &o.slurm.account},
+      {"time", &o.slurm.time_limit}, {"slurm_output", &o.slurm.output},
+      {"container_image", &o.slurm.container_image}, {"container_mounts", &o.slurm.container_mounts},
+      {"gres", &o.slurm.gres},       {"operator", &o.k8s_operator}, {"image", &o.image},
+      {"namespace", &o.k8s_namespace}};
+  if (auto e = read_fields(body, fields, &o.layout)) return tl::unexpected(*e);
+  // A plan file or a recipe file would be read from the server's disk: only catalog names are taken.
+  if (auto e = no_path("source", o.source)) return tl::unexpected(*e);
+  if (o.source.find('/') != std::string::npos)
+    return tl::unexpected(Error("\"source\": give a catalog recipe name; the server reads no files"));
+  if (auto e = no_path("model", o.model)) return tl::unexpected(*e);
+  return o;  // out_dir stays empty: the server prints, it never writes files
+}
+
+}  // namespace rb::serve

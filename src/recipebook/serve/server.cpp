@@ -1,0 +1,132 @@
+#include "recipebook/serve/server.hpp"
+
+#include <httplib.h>
+#include <signal.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <ostream>
+#include <thread>
+
+#include "recipebook/report.hpp"
+#include "recipebook/serve/api.hpp"
+#include "recipebook/serve/assets.hpp"
+
+namespace rb::serve {
+namespace {
+
+bool is_loopback(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.starts_with("127.");
+}
+
+void send(httplib::Response& res, const ApiResponse& r) {
+  res.status = r.status;
+  res.set_header("X-Recipebook-Exit-Code", std::to_string(r.exit_code));
+  res.set_header("Cache-Control", "no-store");
+  res.set_content(r.body, r.content_type.c_str());
+}
+
+std::multimap<std::string, std::string> query_of(const httplib::Request& req) {
+  std::multimap<std::string, std::string> q;
+  for (const auto& [k, v] : req.params) q.emplace(k, v);
+  return q;
+}
+
+}  // namespace
+
+int run_serve(const ServeOptions& opts, const cli::Context& ctx) {
+  const bool host_ok = !opts.host.empty() && std::all_of(opts.host.begin(), opts.host.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == ':' || c == '-';
+  });
+  if (!host_ok) return cli::report(ctx, Error("--host: '" + opts.host + "' is not a host name or address"));
+  if (opts.port < 0 || opts.port > 65535) return cli::report(ctx, Error("--port: must be between 0 and 65535"));
+  if (opts.workers < 1 || opts.workers > 256) return cli::report(ctx, Error("--workers: must be between 1 and 256"));
+  if (opts.timeout_s < 1 || opts.timeout_s > 3600) return cli::report(ctx, Error("--timeout: must be between 1 and 3600 s"));
+
+  ApiConfig cfg;
+  cfg.catalog_dirs = ctx.catalog_dirs;
+  const int cores = static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  cfg.max_concurrent_plans = opts.max_concurrent_plans > 0 ? opts.max_concurrent_plans : cores;
+  auto api = Api::create(cfg);
+  if (!api) return cli::report(ctx, api.error());
+
+  httplib::Server svr;
+  const int workers = opts.workers;
+  svr.new_task_queue = [workers] { return new httplib::ThreadPool(static_cast<size_t>(workers)); };
+  svr.set_payload_max_length(cfg.max_body_bytes);
+  svr.set_read_timeout(opts.timeout_s, 0);
+  svr.set_write_timeout(opts.timeout_s, 0);
+  svr.set_keep_alive_timeout(5);
+  svr.set_tcp_nodelay(true);  // small JSON answers: no 40 ms wait on a delayed ACK (Nagle)
+
+  const Api& a = *api;
+  auto api_handler = [&a](const httplib::Request& req, httplib::Response& res) {
+    send(res, a.handle(req.method, req.path, query_of(req), req.body));
+  };
+  svr.Get(R"(/api/.*)", api_handler);
+  svr.Post(R"(/api/.*)", api_handler);
+  svr.Put(R"(/api/.*)", api_handler);
+  svr.Delete(R"(/api/.*)", api_handler);
+  svr.Get(R"(/.*)", [](const httplib::Request& req, httplib::Response& res) {
+    const auto asset = find_asset(req.path);
+    if (!asset) {
+      res.status = 404;
+      res.set_content("not found\n", "text/plain");
+      return;
+    }
+    // The page loads nothing from anywhere but this server.
+    res.set_header("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'");
+    res.set_header("Cache-Control", "no-cache");
+    res.set_content(asset->text.data(), asset->text.size(), std::string(asset->content_type).c_str());
+  });
+  // httplib's own refusals (a body over the cap: 413; a path no handler takes) as the API's JSON error.
+  svr.set_error_handler([](const httplib::Request& req, httplib::Response& res) {
+    if (!res.body.empty()) return;
+    const std::string msg = res.status == 413 ? "the request body is larger than the server takes (1 MiB)"
+                                              : "the server refused " + req.method + " " + req.path;
+    send(res, error_response(res.status, Error(msg, {}, "see docs/serve.md",
+                                               res.status == 413 ? kRuleLimit : "RB-SERVE-ROUTE")));
+  });
+  svr.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+    send(res, error_response(500, Error("internal error", {}, {}, "RB-INTERNAL")));
+  });
+
+  if (!is_loopback(opts.host))
+    ctx.err << "recipebook: warning: serving on " << opts.host
+            << ", not loopback: anyone who can reach this address can use the API (there is no authentication)\n";
+
+  const int port = opts.port == 0 ? svr.bind_to_any_port(opts.host) : (svr.bind_to_port(opts.host, opts.port) ? opts.port : -1);
+  if (port < 0)
+    return cli::report(ctx, Error("cannot listen on " + opts.host + ":" + std::to_string(opts.port), {},
+                                  "pick another --port (0 = any free port)"));
+
+  // SIGINT / SIGTERM stop the server: they are blocked here (and so in every worker thread started
+  // after this) and waited for by one thread.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  std::thread waiter([&svr, stop_signals] {
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    svr.stop();
+  });
+
+  const std::string url_host = opts.host.find(':') != std::string::npos ? "[" + opts.host + "]" : opts.host;
+  const std::string url = "http://" + url_host + ":" + std::to_string(port) + "/";
+  ctx.out << "recipebook: serving " << url << std::endl;
+  if (opts.open) {
+    const std::string cmd = "xdg-open '" + url + "' >/dev/null 2>&1 &";  // url holds checked characters only
+    if (std::system(cmd.c_str()) != 0) ctx.err << "recipebook: could not start a browser; open " << url << "\n";
+  }
+  const bool ok = svr.listen_after_bind();
+  if (waiter.joinable()) {
+    pthread_kill(waiter.native_handle(), SIGTERM);  // a stop that did not come from a signal
+    waiter.join();
+  }
+  return ok ? cli::kExitOk : cli::kExitUsage;
+}
+
+}  // namespace rb::serve

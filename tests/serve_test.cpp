@@ -1,0 +1,275 @@
+// `recipebook serve`: the request handler in-process (each route's body is the CLI's --json output,
+// errors are the CLI's error object with a 4xx), then the real binary on a free port, queried over
+// HTTP and compared with `recipebook estimate --json` for the same inputs.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli_support.hpp"
+#include "recipebook/cmd_estimate.hpp"
+#include "recipebook/cmd_plan.hpp"
+#include "recipebook/serve/api.hpp"
+#include "recipebook/serve/assets.hpp"
+
+extern char** environ;
+
+namespace rb {
+namespace {
+
+using Json = nlohmann::json;
+
+const serve::Api& api() {
+  static const serve::Api a = [] {
+    serve::ApiConfig cfg;
+    cfg.max_concurrent_plans = 4;
+    return std::move(*serve::Api::create(cfg));
+  }();
+  return a;
+}
+
+serve::ApiResponse post(const std::string& route, const std::string& body) {
+  return api().handle("POST", "/api/" + route, {}, body);
+}
+
+// The first error's rule, message and fix of an error response.
+Json first_error(const serve::ApiResponse& r) {
+  const Json j = Json::parse(r.body);
+  EXPECT_TRUE(j.contains("errors")) << r.body;
+  EXPECT_FALSE(j["errors"].empty()) << r.body;
+  return j["errors"].empty() ? Json() : j["errors"][0];
+}
+
+constexpr const char* kEstimate =
+    R"({"model":"llama3-8b","gpu":"h100","gpus":8,"seq":4096,"gbs":64,"tp":2,"recompute":"selective"})";
+
+TEST(ServeApi, EstimateBodyIsTheCliJson) {
+  const auto r = post("estimate", kEstimate);
+  ASSERT_EQ(r.status, 200) << r.body;
+  cli::EstimateOptions o;
+  o.args.model = "llama3-8b";
+  o.args.gpu = "h100";
+  o.args.gpus = 8;
+  o.args.seq = 4096;
+  o.args.gbs = 64;
+  o.args.layout.tp = 2;
+  o.args.layout.recompute = "selective";
+  const auto cli = test::run_cli([&](const cli::Context& ctx) { return cli::run_estimate(o, ctx); }, true);
+  EXPECT_EQ(r.body, cli.out);
+  EXPECT_EQ(r.exit_code, cli.rc);
+}
+
+TEST(ServeApi, PlanBodyIsTheCliJson) {
+  const auto r = post("plan", R"({"model":"llama3-8b","gpu":"h100","gpus":8,"gbs":64,"top":3})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  cli::PlanOptions o;
+  o.model = "llama3-8b";
+  o.gpu = "h100";
+  o.gpus = "8";
+  o.gbs = 64;
+  o.top = 3;
+  const auto cli = test::run_cli([&](const cli::Context& ctx) { return cli::run_plan(o, ctx, test::builtin_catalog()); }, true);
+  EXPECT_EQ(r.body, cli.out);
+}
+
+TEST(ServeApi, ARuleRejectionIsAnAnswerWithExitCodeOne) {
+  // 8 GPUs do not divide by TP 3: the estimate's own JSON names the rule, as the CLI's does.
+  const auto r = post("estimate", R"({"model":"llama3-8b","gpu":"h100","gpus":8,"gbs":64,"tp":3})");
+  EXPECT_EQ(r.status, 200);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_FALSE(Json::parse(r.body)["errors"].empty());
+}
+
+TEST(ServeApi, MalformedJsonIs400) {
+  const auto r = post("estimate", R"({"model": )");
+  EXPECT_EQ(r.status, 400);
+  EXPECT_EQ(first_error(r)["rule"], "RB-INPUT");
+  EXPECT_EQ(Json::parse(r.body)["exit_code"], 2);
+}
+
+TEST(ServeApi, UnknownKeyIs400WithTheNearestKey) {
+  const auto r = post("estimate", R"({"model":"llama3-8b","gpu":"h100","gpus":8,"gbs":64,"tpp":2})");
+  EXPECT_EQ(r.status, 400);
+  const Json e = first_error(r);
+  EXPECT_NE(e["message"].get<std::string>().find("tpp"), std::string::npos);
+  EXPECT_NE(e["fix"].get<std::string>().find("did you mean"), std::string::npos) << e.dump();
+  const auto p = post("plan", R"({"model":"llama3-8b","gpu":"h100","gpus":8,"gbs":64,"objectiv":"cost"})");
+  EXPECT_EQ(p.status, 400);
+  EXPECT_NE(first_error(p)["fix"].get<std::string>().find("objective"), std::string::npos);
+}
+
+TEST(ServeApi, WrongTypesAndAbsurdValuesAre400) {
+  for (const char* body : {R"({"model":"llama3-8b","gpu":"h100","gpus":"eight","gbs":64})",
+                           R"({"model":"llama3-8b","gpu":"h100","gpus":8,"gbs":64,"tp":true})",
+                           R"({"model":"llama3-8b","gpu":"h100","gpus":8,"gbs":1e300})",
+                           R"({"model":"llama3-8b","gpu":"h100","gpus":99999999999999999999,"gbs":64})",
+                           R"({"model":"llama3-8b","gpu":"h100","gpus":8,"gbs":64,"seq":-5})",
+                           R"([1,2,3])", R"("just a string")", ""}) {
+    const auto r = post("estimate", body);
+    EXPECT_EQ(r.status, 400) << body << " -> " << r.body;
+    EXPECT_TRUE(Json::parse(r.body, nullptr, false).is_object()) << body;
+  }
+  const auto p = post("plan", R"({"model":"llama3-8b","gpu":"h100","gpus":[8],"gbs":64})");
+  EXPECT_EQ(p.status, 400) << p.body;
+}
+
+TEST(ServeApi, PlanPastTheServersLimitsIs422) {
+  const auto r = post("plan", R"({"model":"llama3-8b","gpu":"h100","gpus":"8..65536","gbs":64})");
+  EXPECT_EQ(r.status, 422) << r.body;
+  EXPECT_EQ(first_error(r)["rule"], "RB-SERVE-LIMIT");
+  const auto counts = post("plan", R"({"model":"llama3-8b","gpu":"h100","gpus":"8,16,24,32,40,48,56,64,72","gbs":64})");
+  EXPECT_EQ(counts.status, 422) << counts.body;
+}
+
+TEST(ServeApi, TheServerReadsNoFiles) {
+  EXPECT_EQ(post("estimate", R"({"model":"/etc/passwd","gpu":"h100","gpus":8,"gbs":64})").status, 400);
+  EXPECT_EQ(post("launch", R"({"source":"../plan.json"})").status, 400);
+}
+
+TEST(ServeApi, RoutesMethodsAndNames) {
+  EXPECT_EQ(api().handle("GET", "/api/nothing", {}, "").status, 404);
+  EXPECT_EQ(api().handle("GET", "/api/estimate", {}, "").status, 405);
+  EXPECT_EQ(api().handle("DELETE", "/api/plan", {}, "").status, 405);
+  EXPECT_EQ(api().handle("POST", "/api/catalog", {}, "{}").status, 405);
+  const auto unknown = api().handle("GET", "/api/models/no-such-model", {}, "");
+  EXPECT_EQ(unknown.status, 404) << unknown.body;
+  const auto model = api().handle("GET", "/api/models/llama3-8b", {}, "");
+  ASSERT_EQ(model.status, 200) << model.body;
+  EXPECT_EQ(Json::parse(model.body)["name"], "Llama-3-8B");
+  const auto hw = api().handle("GET", "/api/hardware", {}, "");
+  ASSERT_EQ(hw.status, 200);
+  EXPECT_TRUE(Json::parse(hw.body).is_array());
+  const auto cat = api().handle("GET", "/api/catalog", {{"model", "llama3"}}, "");
+  ASSERT_EQ(cat.status, 200);
+  EXPECT_FALSE(Json::parse(cat.body).empty());
+}
+
+TEST(ServeApi, CheckTakesARecordsTextAndNamesIt) {
+  const auto r = post("check", "kind: recipe\nname: x\nnot_a_field: [\n");
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.body.find("/tmp/"), std::string::npos) << r.body;
+  EXPECT_NE(r.body.find("record.yaml"), std::string::npos) << r.body;
+}
+
+TEST(ServeApi, LaunchPrintsTheCommand) {
+  const auto r = post("launch", R"({"model":"llama3-8b","gpu":"h100","gpus":8,"seq":4096,"gbs":64,"target":"torchrun"})");
+  EXPECT_EQ(r.status, 200) << r.body;
+  EXPECT_TRUE(Json::parse(r.body).contains("outputs")) << r.body;
+}
+
+TEST(ServeApi, OversizedBodyIs413) {
+  const auto r = post("estimate", std::string((1 << 20) + 1, ' '));
+  EXPECT_EQ(r.status, 413);
+  EXPECT_EQ(first_error(r)["rule"], "RB-SERVE-LIMIT");
+}
+
+TEST(ServePlanQueue, WaitsItsTurnThenGivesUp) {
+  serve::PlanQueue q(1);
+  ASSERT_TRUE(q.acquire(std::chrono::milliseconds(10)));
+  EXPECT_FALSE(q.acquire(std::chrono::milliseconds(10)));  // the only slot is taken: 503 for this one
+  q.release();
+  EXPECT_TRUE(q.acquire(std::chrono::milliseconds(10)));  // a waiter that gave up left the line
+  q.release();
+}
+
+TEST(ServeAssets, ThePageIsEmbedded) {
+  const auto index = serve::find_asset("/");
+  ASSERT_TRUE(index);
+  EXPECT_NE(index->text.find("/app.js"), std::string_view::npos);
+  EXPECT_NE(index->text.find("http"), 0U);
+  ASSERT_TRUE(serve::find_asset("/app.js"));
+  EXPECT_FALSE(serve::find_asset("/../etc/passwd"));
+}
+
+// The binary: `serve --port 0` in the background; its first line names the URL.
+class ServeProcess {
+ public:
+  ServeProcess() {
+    int fds[2];
+    if (pipe(fds) != 0) return;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
+    posix_spawn_file_actions_addclose(&fa, fds[0]);
+    std::string bin = RB_BINARY;
+    std::string a1 = "serve", a2 = "--port", a3 = "0", a4 = "--workers", a5 = "4";
+    char* argv[] = {bin.data(), a1.data(), a2.data(), a3.data(), a4.data(), a5.data(), nullptr};
+    if (posix_spawn(&pid_, bin.c_str(), &fa, nullptr, argv, environ) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&fa);
+    close(fds[1]);
+    FILE* out = fdopen(fds[0], "r");
+    char line[512];
+    if (out && std::fgets(line, sizeof line, out)) {
+      const std::string l(line);
+      const auto at = l.rfind(':');
+      if (at != std::string::npos) port_ = std::atoi(l.c_str() + at + 1);
+    }
+    if (out) std::fclose(out);
+  }
+  ~ServeProcess() { stop(); }
+  ServeProcess(const ServeProcess&) = delete;
+  ServeProcess& operator=(const ServeProcess&) = delete;
+  int stop() {
+    if (pid_ <= 0) return -1;
+    kill(pid_, SIGTERM);
+    int st = 0;
+    waitpid(pid_, &st, 0);
+    pid_ = -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  }
+  int port() const { return port_; }
+
+ private:
+  pid_t pid_ = -1;
+  int port_ = 0;
+};
+
+std::string run_binary(const std::string& args) {
+  std::string out;
+  std::unique_ptr<FILE, int (*)(FILE*)> p(popen((std::string(RB_BINARY) + " " + args).c_str(), "r"), pclose);
+  char buf[4096];
+  size_t n = 0;
+  while (p && (n = std::fread(buf, 1, sizeof buf, p.get())) > 0) out.append(buf, n);
+  return out;
+}
+
+TEST(ServeHttp, EstimateOverHttpIsTheCliJsonAndErrorsAre4xx) {
+  ServeProcess server;
+  ASSERT_GT(server.port(), 0);
+  httplib::Client c("127.0.0.1", server.port());
+  c.set_read_timeout(60, 0);
+  const auto r = c.Post("/api/estimate", kEstimate, "application/json");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->body,
+            run_binary("estimate --json --model llama3-8b --gpu h100 --gpus 8 --seq 4096 --gbs 64 --tp 2 --recompute selective"));
+  EXPECT_EQ(r->get_header_value("Content-Type"), "application/json");
+
+  const auto bad = c.Post("/api/estimate", "{not json", "application/json");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_EQ(Json::parse(bad->body)["errors"][0]["rule"], "RB-INPUT");
+
+  const auto big = c.Post("/api/estimate", std::string((1 << 20) + 10, 'x'), "application/json");
+  ASSERT_TRUE(big);
+  EXPECT_EQ(big->status, 413);
+  EXPECT_EQ(Json::parse(big->body, nullptr, false)["errors"][0]["rule"], "RB-SERVE-LIMIT") << big->body;
+
+  const auto page = c.Get("/?view=plan&model=llama3-70b");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  EXPECT_NE(page->body.find("app.js"), std::string::npos);
+  EXPECT_EQ(c.Get("/nothing.js")->status, 404);
+  EXPECT_EQ(server.stop(), 0);  // SIGTERM stops it cleanly
+}
+
+}  // namespace
+}  // namespace rb

@@ -1,0 +1,65 @@
+// An input form whose values live in the URL: fields are [key, label, default, type]; every change
+// writes the URL (replaceState) and calls onChange after a short pause (recomputed as you type).
+export function makeForm(parent, fields, params, onChange) {
+  const form = document.createElement("form");
+  form.className = "inputs";
+  const inputs = {};
+  for (const [key, label, def, type] of fields) {
+    const l = document.createElement("label");
+    l.textContent = label;
+    let input;
+    if (type === "bool") {
+      input = document.createElement("select");
+      for (const opt of ["default", "on", "off"]) input.append(new Option(opt, opt));
+    } else if (Array.isArray(type)) {
+      input = document.createElement("select");
+      for (const opt of type) input.append(new Option(opt, opt));
+    } else {
+      input = document.createElement("input");
+      input.type = type === "number" ? "number" : "text";
+    }
+    input.name = key;
+    input.value = params.has(key) ? params.get(key) : def;
+    l.append(input);
+    form.append(l);
+    inputs[key] = { input, type, def };
+  }
+  parent.append(form);
+  let timer = 0;
+  const values = () => {
+    const out = {};
+    for (const [key, { input, type }] of Object.entries(inputs)) {
+      if (input.value === "" || input.value === "default") continue;
+      if (type === "bool") out[key] = input.value === "on";
+      else out[key] = type === "number" ? Number(input.value) : input.value;
+    }
+    return out;
+  };
+  const writeUrl = () => {
+    const p = new URLSearchParams(location.search);
+    for (const [key, { input, def }] of Object.entries(inputs)) {
+      if (input.value === "" || input.value === String(def)) p.delete(key);
+      else p.set(key, input.value);
+    }
+    history.replaceState(null, "", `?${p}`);
+  };
+  form.addEventListener("input", () => {
+    writeUrl();
+    clearTimeout(timer);
+    timer = setTimeout(() => onChange(values()), 250);
+  });
+  form.addEventListener("submit", (e) => e.preventDefault());
+  return values;
+}
+
+export function figure(parent, name, title) {
+  const f = document.createElement("figure");
+  f.dataset.figure = name;
+  const h = document.createElement("h3");
+  h.textContent = title;
+  f.append(h);
+  parent.append(f);
+  return f;
+}
+
+export const gib = (b) => b / 2 ** 30;
