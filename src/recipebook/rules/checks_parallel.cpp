@@ -173,6 +173,12 @@ bool check_sp_seq(const RuleContext& ctx, Finding* out) {
 // MCore transformer_config.py / Bridge gpt_provider.py: even split of the layers over PP stages.
 bool check_pp_layers(const RuleContext& ctx, Finding* out) {
   const PipelineSplit s = pipeline_split(ctx);
+  if (s.explicit_layout && !s.ok) {
+    if (out == nullptr) return true;
+    return report(out, "the pipeline layout does not fit: " + s.layout_error,
+                  "give PP x VP stages holding the model's layers, E first and L last (`--pipeline-layout`)",
+                  "features.pipeline_layout", "layout.pp");
+  }
   if (!s.known || s.ok) return false;
   if (out == nullptr) return true;
   const Layout& l = ctx.layout;
