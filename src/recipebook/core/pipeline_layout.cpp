@@ -24,7 +24,7 @@ class Expander {
 
  private:
   Result<void> error(size_t at, std::string message, std::string fix = {}) const {
-    Where w{"--pipeline-layout", 1, static_cast<int>(at) + 1};
+    Where w{"--pipeline-layout", 0, static_cast<int>(at) + 1};  // the column is in the message too
     return fail(std::move(message) + " at column " + std::to_string(at + 1), w, std::move(fix));
   }
   void skip_commas() {
@@ -100,7 +100,7 @@ class Expander {
 };
 
 Result<void> at_col(int col, std::string message, std::string fix = {}) {
-  return fail(std::move(message) + " at column " + std::to_string(col), Where{"--pipeline-layout", 1, col},
+  return fail(std::move(message) + " at column " + std::to_string(col), Where{"--pipeline-layout", 0, col},
               std::move(fix));
 }
 

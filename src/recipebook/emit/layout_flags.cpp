@@ -147,6 +147,9 @@ Result<void> apply_layout_flags(const LayoutFlags& f, Layout& l, bool from_flags
   }
   if (!f.pipeline_layout.empty()) {
     if (auto ok = apply_pipeline_layout(f, l); !ok) return ok;
+  } else if (f.first_stage_layers || f.last_stage_layers || f.account_for_embedding.value_or(false) ||
+             f.account_for_loss.value_or(false)) {
+    l.pipeline_layout.clear();  // another kind of split given over a recipe's layout replaces it
   }
   if (f.first_stage_layers) l.first_stage_layers = *f.first_stage_layers;
   if (f.last_stage_layers) l.last_stage_layers = *f.last_stage_layers;
