@@ -227,6 +227,33 @@ std::string pipeline_layout_str(const std::vector<PipelineStage>& stages) {
   return out;
 }
 
+std::vector<PipelineStage> balanced_pipeline_layout(int num_layers, int stages, int mtp_layers) {
+  const int mtp = std::max(0, mtp_layers);
+  if (stages < 1 || stages > kMaxLayoutStages || num_layers < 0) return {};
+  std::vector<PipelineStage> out(static_cast<size_t>(stages));
+  out.front().embedding = true;
+  out.back().loss = true;
+  out.back().mtp = mtp;
+  const int64_t total = static_cast<int64_t>(num_layers) + 2 + mtp;
+  const int base = static_cast<int>(total / stages);
+  int extra = static_cast<int>(total % stages);
+  std::vector<int> load(static_cast<size_t>(stages), base);
+  for (int pass = 0; pass < 2 && extra > 0; ++pass)  // middle stages first, then the ends
+    for (int c = 0; c < stages && extra > 0; ++c) {
+      const bool end = c == 0 || c == stages - 1;
+      if (end == (pass == 0)) continue;
+      ++load[static_cast<size_t>(c)];
+      --extra;
+    }
+  for (int c = 0; c < stages; ++c) {
+    PipelineStage& s = out[static_cast<size_t>(c)];
+    const int fixed = (s.embedding ? 1 : 0) + (s.loss ? 1 : 0) + s.mtp;
+    s.decoder = load[static_cast<size_t>(c)] - fixed;
+    if (s.decoder < 0) return {};
+  }
+  return out;
+}
+
 int pipeline_layout_decoders(const std::vector<PipelineStage>& stages) {
   int n = 0;
   for (const PipelineStage& s : stages) n += s.decoder;

@@ -46,6 +46,12 @@ Result<void> validate_pipeline_layout(const std::vector<PipelineStage>& stages, 
 // folded as `(|...)*n`, runs of `t` as `t*n` ("Et*3|(|t*2)*29|mL").
 std::string pipeline_layout_str(const std::vector<PipelineStage>& stages);
 
+// A balanced layout for `stages` = PP x VP virtual stages: the embedding counts as one layer of the
+// first stage, the loss and the MTP layers (kept with it, as Bridge's helpers do) as layers of the
+// last, and the decoder layers fill every stage to the same load, the remainder going to the middle
+// stages first. Empty when a stage would need fewer than no decoder layers.
+std::vector<PipelineStage> balanced_pipeline_layout(int num_layers, int stages, int mtp_layers);
+
 // Decoder layers over all stages.
 int pipeline_layout_decoders(const std::vector<PipelineStage>& stages);
 
