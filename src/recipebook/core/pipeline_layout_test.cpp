@@ -87,5 +87,16 @@ TEST(PipelineLayout, StringRoundTrips) {
   EXPECT_EQ(pipeline_layout_str(*parse_pipeline_layout("Et*4|(t*4|)*14tmL")), "Et*4(|t*4)*14|tmL");
 }
 
+// Kimi-K2 at PP 4 x VP 4 (61 layers): 63 layer loads over 16 stages, E and L one each.
+TEST(PipelineLayout, BalancedLayoutCountsEmbeddingAndLoss) {
+  const auto k2 = balanced_pipeline_layout(61, 16, 0);
+  EXPECT_EQ(pipeline_layout_str(k2), "Et*3(|t*4)*14|t*2L");
+  EXPECT_TRUE(validate_pipeline_layout(k2, 4, 4, 61, 0));
+  const auto ds = balanced_pipeline_layout(61, 16, 1);  // the MTP layer joins the loss
+  EXPECT_TRUE(validate_pipeline_layout(ds, 16, 1, 61, 1));
+  EXPECT_EQ(ds.back(), (PipelineStage{2, 1, false, true}));
+  EXPECT_TRUE(balanced_pipeline_layout(2, 8, 0).empty());  // too few layers for the ends' loads
+}
+
 }  // namespace
 }  // namespace rb
