@@ -1350,7 +1350,32 @@ def truthy(v):
 CODE_SET_SETTINGS = {
     "Llama-3.1-405B": [("account_for_embedding_in_pipeline_split", True),
                        ("account_for_loss_in_pipeline_split", True)],
+    # Megatron-Bridge recipes/qwen/h100/qwen3_moe.py: the Qwen3-235B-A22B pretrain, SFT and PEFT configs
+    # set both (94 + 2 layers split over PP 4, 8 or 16); the perf recipes start from the pretrain one
+    # (perf_recipes/qwen/*/qwen3_moe.py, base=qwen3_235b_a22b_pretrain_256gpu_h100_bf16_config).
+    "Qwen3-235B-A22B": [("account_for_embedding_in_pipeline_split", True),
+                        ("account_for_loss_in_pipeline_split", True)],
 }
+
+# Layout helpers whose (PP, VP) table the recipes call with literal arguments, as Megatron-Core layout
+# strings (Megatron-Bridge recipes/kimi/h100/kimi_k2.py _get_kimi_k2_pipeline_layout: 61 layers, no MTP).
+_KIMI_K2_16 = "Et*4|(t*4|)*14tL"
+_KIMI_K2_8 = "Et*8|(t*8|)*6t*5L"
+LAYOUT_HELPERS = {
+    "_get_kimi_k2_pipeline_layout": {
+        (4, 1): "Et*16|t*16|t*16|t*13L", (8, 1): _KIMI_K2_8, (4, 2): _KIMI_K2_8,
+        (16, 1): _KIMI_K2_16, (8, 2): _KIMI_K2_16, (4, 4): _KIMI_K2_16, (2, 8): _KIMI_K2_16,
+    },
+}
+STATIC_READ_WIDTH = 80  # the CSV's `other` values are cut at this many characters
+
+
+def resolve_layout_helper(pl):
+    """`<_get_kimi_k2_pipeline_layout(4, 4)>` -> the helper's layout string, or None."""
+    m = re.match(r"^<(\w+)\((\d+),\s*(\d+)\)>$", pl or "")
+    if not m or m.group(1) not in LAYOUT_HELPERS:
+        return None
+    return LAYOUT_HELPERS[m.group(1)].get((int(m.group(2)), int(m.group(3))))
 
 
 def recipe_record(row, model_name, hw_docs):
@@ -1428,8 +1453,14 @@ def recipe_record(row, model_name, hw_docs):
         features["mtp_layers"] = int(other["mtp_layers"])
     pl = other.get("pp_layout")
     layout_helpers = [h for h in other.get("helpers", "").split("|") if "pipeline_model_parallel_layout" in h]
-    if pl and not pl.startswith("<"):
+    if pl and not pl.startswith("<") and pl.endswith("L"):
         features["pipeline_layout"] = pl
+    elif pl and not pl.startswith("<"):
+        # A layout ends with L; one that does not was cut by the static read (a phrase: not modelled).
+        features["pipeline_layout"] = "set in code; the static read cut it at %d characters: %s" % (
+            STATIC_READ_WIDTH, pl)
+    elif resolve_layout_helper(pl):
+        features["pipeline_layout"] = resolve_layout_helper(pl)
     elif layout_helpers:
         # The recipe sets its pipeline layout in code; the static read has only the helper's name.
         features["pipeline_layout"] = "set in code by %s" % layout_helpers[0]

@@ -287,6 +287,50 @@ TEST(LaunchCli, AnotherPipelineNeedsItsOwnSplit) {
   EXPECT_NE(good.out.find("--decoder-last-pipeline-num-layers 15"), std::string::npos);
 }
 
+TEST(LaunchCli, ExplicitPipelineLayoutReachesBothTargets) {
+  // --pipeline-layout: PP 4 x VP 2 over DeepSeek-V3's 61 layers (Bridge deepseek_v3.py's (4, 2)
+  // layout). Megatron-LM takes it instead of --num-virtual-stages-per-pipeline-rank (arguments.py);
+  // Bridge as a quoted Hydra string, with VP to match.
+  LaunchOptions o;
+  o.model = "deepseek-v3";
+  o.gpu = "h100";
+  o.gpus = 256;
+  o.layout.tp = 2;
+  o.layout.pp = 4;
+  o.layout.ep = 32;
+  o.layout.pipeline_layout = "Et*8|(t*8|)*6t*5mL";
+  o.seq = 4096;
+  o.gbs = 1024;
+  o.targets = {"megatron-lm"};
+  const Out mlm = launch(o);
+  ASSERT_EQ(mlm.rc, 0) << mlm.err;
+  EXPECT_NE(mlm.out.find("--pipeline-model-parallel-layout"), std::string::npos) << mlm.out;
+  EXPECT_NE(mlm.out.find("Et*8(|t*8)*6|t*5mL"), std::string::npos) << mlm.out;
+  EXPECT_EQ(mlm.out.find("--num-virtual-stages-per-pipeline-rank"), std::string::npos) << mlm.out;
+  o.targets = {"bridge"};
+  const Out br = launch(o);
+  ASSERT_EQ(br.rc, 0) << br.err;
+  expect_known_bridge_command(br.out);
+  const auto overrides = bridge_parts(br.out).second;
+  EXPECT_NE(std::find(overrides.begin(), overrides.end(),
+                      "model.pipeline_model_parallel_layout=\"Et*8(|t*8)*6|t*5mL\""),
+            overrides.end())
+      << br.out;
+  EXPECT_NE(std::find(overrides.begin(), overrides.end(), "model.virtual_pipeline_model_parallel_size=2"),
+            overrides.end());
+  // A layout that misses a layer is the rule's finding, with the count.
+  o.layout.pipeline_layout = "Et*8|(t*8|)*6t*4mL";
+  const Out bad = launch(o);
+  EXPECT_EQ(bad.rc, kExitFindings);
+  EXPECT_NE(bad.err.find("[RB-PP-LAYERS]"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("60 transformer layers"), std::string::npos) << bad.err;
+  // A grammar error names its column.
+  o.layout.pipeline_layout = "Et*8|(t*8|)*6t*5xL";
+  const Out typo = launch(o);
+  EXPECT_EQ(typo.rc, kExitUsage);
+  EXPECT_NE(typo.err.find("unknown layer letter 'x' at column 17"), std::string::npos) << typo.err;
+}
+
 TEST(LaunchCli, Llama405bRecipeCountsEmbeddingAndLossAsPipelineLayers) {
   // Bridge's 405B recipes set account_for_embedding/loss_in_pipeline_split in code; the record says
   // so (features.settings) and the Megatron-LM command carries both.

@@ -120,6 +120,9 @@ void add_layout_options(CLI::App* cmd, rb::LayoutFlags& f) {
       ->check(CLI::NonNegativeNumber)->group(l);
   cmd->add_option("--last-stage-layers", f.last_stage_layers, "Layers on the last pipeline stage")
       ->check(CLI::NonNegativeNumber)->group(l);
+  cmd->add_option("--pipeline-layout", f.pipeline_layout,
+                  "Megatron-Core pipeline_model_parallel_layout, e.g. 'Et*3|(t*4|)*2t*3L' (sets VP; none drops a recipe's)")
+      ->group(l);
   // On/off switches: unset keeps the default (optional<bool>), so each side sets it.
   auto on_off = [&](const std::string& name, std::optional<bool>& value, const std::string& help) {
     cmd->add_flag_callback("--" + name, [&value] { value = true; }, help)->group(l);

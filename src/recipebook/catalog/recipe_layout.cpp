@@ -67,8 +67,21 @@ void read_cuda_graph(YamlReader& r, const YNode* features, Layout& l) {
 
 void read_pipeline_layout(YamlReader& r, const YNode* features, Layout& l) {
   const YNode* pl = features != nullptr ? features->get("pipeline_layout") : nullptr;
-  if (pl == nullptr || pl->is_null() || pl->is_scalar())
-    return;  // an explicit layout string: kept in the tree
+  if (pl == nullptr || pl->is_null()) return;
+  if (pl->is_scalar()) {
+    // An explicit layout string (Megatron-Core pipeline_model_parallel_layout): parsed here; its fit
+    // to the model and to PP x VP is RB-PP-LAYERS's (rules/pipeline_split.cpp). A phrase (with a
+    // space, never in a layout) says the layout is set in code and unresolved: kept in the tree,
+    // not modelled.
+    if (pl->text.find(' ') != std::string::npos) return;
+    auto stages = parse_pipeline_layout(pl->text);
+    if (!stages) {
+      r.error(*pl, "`features.pipeline_layout` '" + pl->text + "': " + stages.error().message, stages.error().fix);
+      return;
+    }
+    l.pipeline_layout = std::move(*stages);
+    return;
+  }
   if (!pl->is_map()) {
     r.error(*pl, "`features.pipeline_layout` must be a layout string or a map of stage layer counts");
     return;

@@ -211,6 +211,24 @@ features:
                               "unknown module 'everything'"));
 }
 
+// features.pipeline_layout as a Megatron-Core layout string: parsed into the stages; a phrase (the
+// generator's "set in code by ...") is not a layout; a typo is a finding with the layout's column.
+TEST(RecipeYaml, PipelineLayoutStringIsParsed) {
+  Diagnostics ds;
+  auto r = convert("layout: {tp: 2, pp: 4, vpp: 4, cp: 1, ep: 32}\nfeatures: {pipeline_layout: 'Et*3|(t*4|)*14t*2L'}\n", ds);
+  ASSERT_TRUE(r) << all(ds);
+  ASSERT_EQ(r->layout.pipeline_layout.size(), 16u);
+  EXPECT_TRUE(r->layout.pipeline_layout[0].embedding);
+  EXPECT_EQ(r->layout.pipeline_layout[0].decoder, 3);
+  EXPECT_EQ(pipeline_layout_decoders(r->layout.pipeline_layout), 61);
+  r = convert("features: {pipeline_layout: set in code by a_helper}\n", ds);
+  ASSERT_TRUE(r) << all(ds);
+  EXPECT_TRUE(r->layout.pipeline_layout.empty());
+  Diagnostics bad;
+  EXPECT_FALSE(convert("features: {pipeline_layout: 'Et|tq|L'}\n", bad));
+  EXPECT_THAT(all(bad), HasSubstr("unknown layer letter 'q' at column 5"));
+}
+
 TEST(RecipeYaml, NotAMap) {
   Diagnostics ds;
   EXPECT_FALSE(convert("- a\n", ds));

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "recipebook/core/pipeline_layout.hpp"
 #include "recipebook/core/precision.hpp"
 
 namespace rb {
@@ -81,6 +82,10 @@ struct Layout {
   bool account_for_loss = false;
   int first_stage_layers = 0;  // 0 = uniform split
   int last_stage_layers = 0;
+  // Megatron-Core pipeline_model_parallel_layout, parsed (core/pipeline_layout.hpp): what each of the
+  // PP x VP virtual stages builds. Empty = no explicit layout (the split above applies). Not
+  // combinable with first/last stage counts or account_for_*.
+  std::vector<PipelineStage> pipeline_layout{};
 
   [[nodiscard]] int model_parallel() const { return tp * pp * cp; }
   [[nodiscard]] int world() const { return tp * pp * cp * dp; }

@@ -100,6 +100,7 @@ constexpr auto kOverrideKeys = std::to_array<std::string_view>({
     "model.virtual_pipeline_model_parallel_size", "model.context_parallel_size",
     "model.expert_model_parallel_size", "model.expert_tensor_parallel_size", "model.sequence_parallel",
     "model.num_layers_in_first_pipeline_stage", "model.num_layers_in_last_pipeline_stage",
+    "model.pipeline_model_parallel_layout",
     "model.seq_length",
     // recompute and offload
     "model.recompute_granularity", "model.recompute_method", "model.recompute_num_layers",
@@ -170,6 +171,7 @@ constexpr auto kPretrainGptArgs = std::to_array<EntryArg>({
     // layout
     A{"--tensor-model-parallel-size", "", V::kInt}, A{"--pipeline-model-parallel-size", "", V::kInt},
     A{"--num-virtual-stages-per-pipeline-rank", "", V::kInt},
+    A{"--pipeline-model-parallel-layout", "", V::kText},
     A{"--decoder-first-pipeline-num-layers", "", V::kInt}, A{"--decoder-last-pipeline-num-layers", "", V::kInt},
     A{"--account-for-embedding-in-pipeline-split", "", V::kNone},
     A{"--account-for-loss-in-pipeline-split", "", V::kNone}, A{"--context-parallel-size", "", V::kInt},

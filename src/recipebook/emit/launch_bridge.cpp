@@ -159,11 +159,19 @@ std::vector<std::string> bridge_overrides(const LaunchSpec& spec) {
     add(out, "comm_overlap.overlap_moe_expert_parallel_comm", py_bool(l.ep_a2a_overlap));
   if (differs([](const Layout& x) { return x.tp_comm_overlap; }))
     add(out, "comm_overlap.tp_comm_overlap", py_bool(l.tp_comm_overlap));
-  if (differs([](const Layout& x) { return x.account_for_embedding; }))
+  // An explicit layout: Megatron-Core refuses it beside first/last stage counts or embedding/loss
+  // accounting (transformer_config.py), so those are cleared with it; quoted for Hydra's grammar,
+  // where `(`, `)` and `|` are not plain characters.
+  const bool layout_changed = differs([](const Layout& x) { return x.pipeline_layout; });
+  if (layout_changed)
+    add(out, "model.pipeline_model_parallel_layout",
+        l.pipeline_layout.empty() ? "null" : "\"" + pipeline_layout_str(l.pipeline_layout) + "\"");
+  const bool clear_split = layout_changed && !l.pipeline_layout.empty();
+  if (clear_split || differs([](const Layout& x) { return x.account_for_embedding; }))
     add(out, "model.account_for_embedding_in_pipeline_split", py_bool(l.account_for_embedding));
-  if (differs([](const Layout& x) { return x.account_for_loss; }))
+  if (clear_split || differs([](const Layout& x) { return x.account_for_loss; }))
     add(out, "model.account_for_loss_in_pipeline_split", py_bool(l.account_for_loss));
-  if (differs([](const Layout& x) { return std::pair(x.first_stage_layers, x.last_stage_layers); })) {
+  if (clear_split || differs([](const Layout& x) { return std::pair(x.first_stage_layers, x.last_stage_layers); })) {
     add(out, "model.num_layers_in_first_pipeline_stage",
         l.first_stage_layers > 0 ? std::to_string(l.first_stage_layers) : "null");
     add(out, "model.num_layers_in_last_pipeline_stage",

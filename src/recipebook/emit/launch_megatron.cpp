@@ -165,7 +165,12 @@ std::vector<std::string> megatron_args(const LaunchSpec& spec) {
   const Layout& l = spec.layout;
   add(out, "--tensor-model-parallel-size", l.tp);
   add(out, "--pipeline-model-parallel-size", l.pp);
-  if (l.vp > 1) add(out, "--num-virtual-stages-per-pipeline-rank", l.vp);
+  // --pipeline-model-parallel-layout sets VP itself and excludes --num-virtual-stages-per-pipeline-rank
+  // (megatron/training/arguments.py).
+  if (!l.pipeline_layout.empty())
+    add(out, "--pipeline-model-parallel-layout", pipeline_layout_str(l.pipeline_layout));
+  else if (l.vp > 1)
+    add(out, "--num-virtual-stages-per-pipeline-rank", l.vp);
   if (l.first_stage_layers > 0) add(out, "--decoder-first-pipeline-num-layers", l.first_stage_layers);
   if (l.last_stage_layers > 0) add(out, "--decoder-last-pipeline-num-layers", l.last_stage_layers);
   if (l.account_for_embedding) add(out, "--account-for-embedding-in-pipeline-split");

@@ -105,7 +105,9 @@ Result<std::string> render_recipe_draft(const LaunchSpec& spec) {
     out += "  precision_aware_optimizer: " + yaml_bool(l.precision_aware_optimizer) + "\n";
     out += "  grad_reduce_in_fp32: " + yaml_bool(l.grad_reduce_in_fp32) + "\n";
     out += "  te_rng_tracker: " + yaml_bool(l.te_rng_tracker || l.cuda_graph != CudaGraph::kNone) + "\n";
-    if (l.first_stage_layers > 0 || l.last_stage_layers > 0)
+    if (!l.pipeline_layout.empty())
+      out += "  pipeline_layout: '" + pipeline_layout_str(l.pipeline_layout) + "'\n";
+    else if (l.first_stage_layers > 0 || l.last_stage_layers > 0)
       out += fmt::format("  pipeline_layout:\n    first_stage_layers: {}\n    last_stage_layers: {}\n",
                          l.first_stage_layers, l.last_stage_layers);
     // Settings the renderers write that the layout does not model (by their Megatron names).

@@ -28,7 +28,7 @@ const std::map<std::string, std::string LayoutFlags::*> kStringFlags{
     {"precision", &LayoutFlags::precision}, {"recompute", &LayoutFlags::recompute},
     {"recompute_modules", &LayoutFlags::recompute_modules}, {"recompute_method", &LayoutFlags::recompute_method},
     {"dispatcher", &LayoutFlags::dispatcher}, {"cuda_graph", &LayoutFlags::cuda_graph},
-    {"cuda_graph_scope", &LayoutFlags::cuda_graph_scope}};
+    {"cuda_graph_scope", &LayoutFlags::cuda_graph_scope}, {"pipeline_layout", &LayoutFlags::pipeline_layout}};
 
 // Parses `text` with `parse` into `out`, or fails naming the flag, the value (`bad_part`, when the
 // parser names the one item of a list it refused) and the choices.
@@ -48,6 +48,35 @@ std::optional<RecomputeMethod> parse_recompute_method(std::string_view s) {
   if (s == "uniform") return RecomputeMethod::kUniform;
   if (s == "block") return RecomputeMethod::kBlock;
   return std::nullopt;
+}
+
+// --pipeline-layout: parsed (errors at their column), VP from the stage count unless --vp is given;
+// it replaces a recipe's first/last stage counts and embedding/loss accounting (Megatron-Core
+// refuses them together, transformer_config.py).
+Result<void> apply_pipeline_layout(const LayoutFlags& f, Layout& l) {
+  if (f.pipeline_layout == "none") {
+    l.pipeline_layout.clear();
+    return {};
+  }
+  if (f.first_stage_layers || f.last_stage_layers || f.account_for_embedding.value_or(false) ||
+      f.account_for_loss.value_or(false))
+    return fail("--pipeline-layout cannot be combined with first/last stage layer counts or embedding/loss accounting",
+                {"--pipeline-layout"}, "give one of them");
+  auto stages = parse_pipeline_layout(f.pipeline_layout);
+  if (!stages) {
+    Error e = stages.error();
+    e.message = "'" + f.pipeline_layout + "': " + e.message;
+    return tl::unexpected(std::move(e));
+  }
+  const int n = static_cast<int>(stages->size());
+  if (l.pp < 1 || n % l.pp != 0)
+    return fail("the layout has " + std::to_string(n) + " stages, not a multiple of PP " + std::to_string(l.pp),
+                {"--pipeline-layout"}, "give PP x VP stages separated by |, or set --pp");
+  if (!f.vp) l.vp = n / l.pp;
+  l.pipeline_layout = std::move(*stages);
+  l.first_stage_layers = l.last_stage_layers = 0;
+  l.account_for_embedding = l.account_for_loss = false;
+  return {};
 }
 
 }  // namespace
@@ -100,7 +129,7 @@ bool LayoutFlags::any() const {
          account_for_embedding || account_for_loss ||
          !precision.empty() || !recompute.empty() || !recompute_modules.empty() || !recompute_method.empty() ||
          recompute_layers || !dispatcher.empty() || !cuda_graph.empty() || !cuda_graph_scope.empty() ||
-         cpu_offload_layers;
+         cpu_offload_layers || !pipeline_layout.empty();
 }
 
 Result<void> apply_layout_flags(const LayoutFlags& f, Layout& l, bool from_flags_only) {
@@ -110,8 +139,18 @@ Result<void> apply_layout_flags(const LayoutFlags& f, Layout& l, bool from_flags
   if (f.tp) l.tp = *f.tp;
   if (f.pp) l.pp = *f.pp;
   if (f.vp) l.vp = *f.vp;
-  // A recipe's uneven split belongs to its PP and VP: another pipeline starts even unless given.
-  if (std::pair{l.pp, l.vp} != old_pipeline) l.first_stage_layers = l.last_stage_layers = 0;
+  // A recipe's uneven split (or explicit layout) belongs to its PP and VP: another pipeline starts
+  // even unless given.
+  if (std::pair{l.pp, l.vp} != old_pipeline) {
+    l.first_stage_layers = l.last_stage_layers = 0;
+    l.pipeline_layout.clear();
+  }
+  if (!f.pipeline_layout.empty()) {
+    if (auto ok = apply_pipeline_layout(f, l); !ok) return ok;
+  } else if (f.first_stage_layers || f.last_stage_layers || f.account_for_embedding.value_or(false) ||
+             f.account_for_loss.value_or(false)) {
+    l.pipeline_layout.clear();  // another kind of split given over a recipe's layout replaces it
+  }
   if (f.first_stage_layers) l.first_stage_layers = *f.first_stage_layers;
   if (f.last_stage_layers) l.last_stage_layers = *f.last_stage_layers;
   if (f.account_for_embedding) l.account_for_embedding = *f.account_for_embedding;

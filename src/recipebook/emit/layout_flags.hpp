@@ -30,6 +30,9 @@ struct LayoutFlags {
   std::string cuda_graph;         // none | transformer_engine | local | full_iteration
   std::string cuda_graph_scope;   // attn,moe_router,...
   std::optional<int> cpu_offload_layers;
+  // Megatron-Core pipeline_model_parallel_layout ("Et*3|t*4|t*4|t*3L"); "none" drops a recipe's.
+  // Sets VP to stages / PP unless --vp is given.
+  std::string pipeline_layout;
 
   [[nodiscard]] bool any() const;
 };

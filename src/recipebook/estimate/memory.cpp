@@ -104,8 +104,9 @@ MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const Stage
   const PreparedModel& pm = *in.model;
   MemoryBreakdown mb;
   mb.stage = rank;
-  const bool first = rank == 0;
-  const bool last = rank == l.pp - 1;
+  const bool first = plan.embedding_on(rank);  // the embedding's rank (rank 0 unless a layout moves it)
+  const bool last = plan.loss_on(rank);        // the output layer's
+  const bool mtp_here = plan.mtp_on(rank);
   const double h = pm.hidden;
   const double vpad = static_cast<double>(padded_vocab(pm.model.vocab, l.tp));
   const double tp = l.tp;
@@ -124,7 +125,7 @@ MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const Stage
   const double emb = first ? vpad * h : 0.0;
   const double head = (last && (!pm.model.tied_embeddings || l.pp > 1)) ? vpad * h : 0.0;
   const LayerSums none{};
-  const LayerSums& mtp = last ? pm.mtp : none;
+  const LayerSums& mtp = mtp_here ? pm.mtp : none;
   const double final_norm = last ? h : 0.0;
   const double ep_shard = static_cast<double>(l.ep) * std::max(1, l.etp);
   const double gemm_local = (sums.p_sharded + mtp.p_sharded) / tp + (sums.p_expert + mtp.p_expert) / ep_shard;
@@ -201,10 +202,9 @@ MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const Stage
   }
   const double chunks = inflight_chunks(l, rank, in.microbatches);
   mb.activations_bytes = stored / l.vp * chunks + working;
-  if (last) {
-    mb.activations_bytes += tokens * act_per_token(pm.mtp, keep, l);
-    mb.logits_bytes = tokens * kLogitBytesPerVocab * vpad / tp * (1 + pm.model.mtp_layers);
-  }
+  // MTP: its layers' activations and its own logits where it sits (Megatron-Core mtp_standalone).
+  if (mtp_here) mb.activations_bytes += tokens * act_per_token(pm.mtp, keep, l);
+  mb.logits_bytes = tokens * kLogitBytesPerVocab * vpad / tp * ((last ? 1 : 0) + (mtp_here ? pm.model.mtp_layers : 0));
 
   // --- Overheads.
   mb.cuda_context_bytes = kCudaContextBytes;

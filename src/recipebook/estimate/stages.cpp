@@ -17,6 +17,23 @@ void close_plan(StagePlan& plan, const std::array<int, kMaxVirtualStages>& count
   plan.ok = plan.begin[static_cast<size_t>(stages)] == num_layers;
 }
 
+// An explicit layout (megatron/core/transformer/pipeline_parallel_layer_layout.py
+// get_num_layers_to_build / get_layer_offset: decoder layers numbered in virtual-stage order).
+void plan_explicit(StagePlan& plan, int num_layers, const Layout& l) {
+  const int stages = plan.virtual_stages();
+  if (static_cast<int>(l.pipeline_layout.size()) != stages || stages > kMaxVirtualStages) return;
+  std::array<int, kMaxVirtualStages> count{};
+  for (int c = 0; c < stages; ++c) {
+    const PipelineStage& s = l.pipeline_layout[static_cast<size_t>(c)];
+    count[static_cast<size_t>(c)] = s.decoder;
+    if (s.embedding) plan.embedding_stage = c;
+    if (s.loss) plan.loss_stage = c;
+    if (s.mtp > 0) plan.mtp_stage = c;
+  }
+  close_plan(plan, count, num_layers, /*min_layers=*/0);
+  plan.uneven = true;
+}
+
 }  // namespace
 
 StagePlan plan_stages(int num_layers, const Layout& l) {
@@ -24,6 +41,13 @@ StagePlan plan_stages(int num_layers, const Layout& l) {
   plan.pp = l.pp;
   plan.vp = l.vp;
   const int stages = l.pp * l.vp;
+  plan.loss_stage = plan.mtp_stage = stages - 1;
+  if (!l.pipeline_layout.empty()) {
+    if (l.pp >= 1 && l.vp >= 1 && l.first_stage_layers == 0 && l.last_stage_layers == 0 && !l.account_for_embedding &&
+        !l.account_for_loss)
+      plan_explicit(plan, num_layers, l);
+    return plan;
+  }
   const int accounted = (l.account_for_embedding ? 1 : 0) + (l.account_for_loss ? 1 : 0);
   if (l.pp < 1 || l.vp < 1 || stages > kMaxVirtualStages || num_layers + accounted < stages) return plan;
 

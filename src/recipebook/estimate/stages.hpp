@@ -20,13 +20,25 @@ struct StagePlan {
   bool ok = false;
   bool uneven = false;  // the layers did not divide evenly: the remainder went to the middle stages
   std::array<int, kMaxVirtualStages + 1> begin{};
+  // Virtual stages holding the embedding, the output layer + loss, and the MTP layers: the first,
+  // the last and the last without an explicit layout; with one, where its E, L and m stand.
+  int embedding_stage = 0;
+  int loss_stage = 0;
+  int mtp_stage = 0;
+
+  [[nodiscard]] int rank_of(int c) const { return pp > 0 ? c % pp : 0; }
+  [[nodiscard]] bool embedding_on(int rank) const { return rank_of(embedding_stage) == rank; }
+  [[nodiscard]] bool loss_on(int rank) const { return rank_of(loss_stage) == rank; }
+  [[nodiscard]] bool mtp_on(int rank) const { return rank_of(mtp_stage) == rank; }
 
   [[nodiscard]] int virtual_stages() const { return pp * vp; }
   [[nodiscard]] int layers_of(int c) const { return begin[static_cast<size_t>(c + 1)] - begin[static_cast<size_t>(c)]; }
 };
 
 // Uniform split, or first/last stage counts (each divided over the VP chunks of that rank) with the
-// rest split over the middle. Not ok when a stage would get no layer or there are too many stages.
+// rest split over the middle, or the stages of an explicit pipeline layout (which may hold no
+// decoder layer). Not ok when a stage would get no layer, there are too many stages, or an explicit
+// layout does not have PP x VP stages and the model's layers.
 StagePlan plan_stages(int num_layers, const Layout& l);
 
 // A communication group: `size` ranks, `stride` apart. Megatron places TP innermost, then CP, then

@@ -137,7 +137,8 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
   RankTime worst;
   double worst_total = -1.0;
   for (int r = 0; r < l.pp; ++r) {
-    const bool last = r == l.pp - 1;
+    const bool last = plan.loss_on(r);        // the output layer (rank pp - 1 unless a layout moves it)
+    const bool mtp_here = plan.mtp_on(r);     // the MTP layers and their heads
     LayerSums s;
     int layers = 0;
     double recompute_fraction = 0.0;  // full recompute: share of this rank's layers recomputed
@@ -149,15 +150,16 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
       if (l.recompute == Recompute::kFull)
         recompute_fraction += l.recompute_method == RecomputeMethod::kUniform ? n : std::min(n, l.recompute_layers);
     }
-    if (last) accumulate(s, pm.mtp);
+    if (mtp_here) accumulate(s, pm.mtp);
     recompute_fraction = layers > 0 ? recompute_fraction / layers : 0.0;
 
     RankTime t;
     const double dense_rate = peak * eff.gemm * f_dense;
-    const double gemm_fwd = tok_tp * (s.gemm_flops + (last ? pm.mtp_extra_flops : 0.0)) / dense_rate;
+    const double gemm_fwd = tok_tp * (s.gemm_flops + (mtp_here ? pm.mtp_extra_flops : 0.0)) / dense_rate;
     const double expert_fwd = tok_tp * s.expert_flops / (peak * eff.gemm * f_expert);
     // The output layer runs in bf16 (outside TE's FP8 autocast), with its MTP heads.
-    const double head_fwd = last ? tok_tp * 2.0 * h * vpad * (1 + pm.model.mtp_layers) /
+    const double heads = (last ? 1.0 : 0.0) + (mtp_here ? static_cast<double>(pm.model.mtp_layers) : 0.0);
+    const double head_fwd = heads > 0 ? tok_tp * 2.0 * h * vpad * heads /
                                        (peak_bf16 * eff.gemm * gemm_size_factor(std::min(h, vpad / tp)))
                                  : 0.0;
     const double core = s.full_core * static_cast<double>(in.seq) / 2.0 + s.swa_core * swa_ctx +

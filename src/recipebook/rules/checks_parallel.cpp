@@ -173,6 +173,12 @@ bool check_sp_seq(const RuleContext& ctx, Finding* out) {
 // MCore transformer_config.py / Bridge gpt_provider.py: even split of the layers over PP stages.
 bool check_pp_layers(const RuleContext& ctx, Finding* out) {
   const PipelineSplit s = pipeline_split(ctx);
+  if (s.explicit_layout && !s.ok) {
+    if (out == nullptr) return true;
+    return report(out, "the pipeline layout does not fit: " + s.layout_error,
+                  "give PP x VP stages holding the model's layers, E first and L last (`--pipeline-layout`)",
+                  "features.pipeline_layout", "layout.pp");
+  }
   if (!s.known || s.ok) return false;
   if (out == nullptr) return true;
   const Layout& l = ctx.layout;
@@ -202,6 +208,9 @@ bool check_pp_layers(const RuleContext& ctx, Finding* out) {
   else if (s.total == ctx.pm.layers && (s.total + 2) % l.pp == 0)
     fix += ", or account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split in features.settings"
            " (`--account-for-embedding --account-for-loss`)";
+  // Megatron-Core pipeline_model_parallel_layout: any count splits, balanced with E and L as layers.
+  if (const auto bal = balanced_pipeline_layout(ctx.pm.layers, l.pp * l.vp, ctx.mtp_layers()); !bal.empty())
+    fix += ", or an explicit layout `--pipeline-layout '" + pipeline_layout_str(bal) + "'`";
   return report(out,
                 "PP " + str(l.pp) + " does not divide the " + str(s.total) + " layers" +
                     (s.total != ctx.pm.layers ? " (with embedding/loss accounting)" : ""),

@@ -10,6 +10,17 @@ PipelineSplit pipeline_split(const RuleContext& ctx) {
   const Layout& l = ctx.layout;
   const int layers = ctx.pm.layers;
   if (layers <= 0 || l.pp <= 0 || l.vp <= 0) return s;
+  if (!l.pipeline_layout.empty()) {
+    s.explicit_layout = true;
+    if (l.first_stage_layers > 0 || l.last_stage_layers > 0 || l.account_for_embedding || l.account_for_loss) {
+      s.layout_error = "an explicit pipeline layout cannot be set with first/last stage layer counts or "
+                       "account_for_embedding/loss (Megatron-Core transformer_config.py)";
+    } else if (auto ok = validate_pipeline_layout(l.pipeline_layout, l.pp, l.vp, layers, ctx.mtp_layers()); !ok) {
+      s.layout_error = ok.error().message;
+    }
+    s.ok = s.layout_error.empty();
+    return s;
+  }
   if (ctx.facts.explicit_pipeline_layout || setting(ctx.facts, "pipeline_model_parallel_layout") != nullptr)
     return s;
   s.known = true;

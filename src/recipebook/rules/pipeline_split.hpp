@@ -3,9 +3,13 @@
 //   - uniform: (layers + account_for_embedding + account_for_loss) % PP == 0;
 //   - num_layers_in_first/last_pipeline_stage: each set end > 0, and the middle layers divide
 //     evenly over the PP - (set ends) middle stages;
-//   - an explicit pipeline_model_parallel_layout is not checked here.
+//   - an explicit pipeline_model_parallel_layout (Layout::pipeline_layout): Megatron-Core's
+//     validate_layer_layout (core/pipeline_layout.hpp), its message in `layout_error`; a layout
+//     given only as a setting string is not read here.
 // With VP > 1 every stage's layer count must also divide by VP.
 #pragma once
+
+#include <string>
 
 #include "recipebook/rules/prepared.hpp"
 
@@ -20,6 +24,8 @@ struct PipelineSplit {
   int first = 0;          // first-stage layers when set, else per_stage
   int last = 0;           // last-stage layers when set, else per_stage
   bool uneven = false;    // first/last stage counts are set
+  bool explicit_layout = false;  // Layout::pipeline_layout is set (known stays false)
+  std::string layout_error;      // why that layout does not fit the model or the pipeline; empty = fits
 };
 
 PipelineSplit pipeline_split(const RuleContext& ctx);
