@@ -58,7 +58,9 @@ TEST(HfConfigCli, HostileConfigsExitTwoNamingTheField) {
     EXPECT_EQ(r.rc, kExitUsage) << c.fields << "\n" << r.out << r.err;
     EXPECT_NE(r.err.find(c.named), std::string::npos) << c.fields << "\n" << r.err;
     EXPECT_NE(r.err.find("config.json:3:"), std::string::npos) << c.fields << "\n" << r.err;  // the field's line
-    EXPECT_LT(s, 2.0) << c.fields;
+    // Refused before anything is sized: a bound loose enough for the sanitizer build on a loaded
+    // 2-core machine, far under the >20 s the 10^9-layer case ran before (timing is BENCHMARKS' job).
+    EXPECT_LT(s, 15.0) << c.fields;
   }
 }
 
