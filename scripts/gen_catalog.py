@@ -1688,6 +1688,10 @@ def attach_measured(meas_rows, records, resolve_model, models):
         for key, col in (("tp", "tp"), ("pp", "pp"), ("vpp", "vp"), ("cp", "cp"), ("ep", "ep"), ("etp", "etp")):
             lay[key] = int_or_none(row[col])
         lay["rows_per_microbatch"] = int_or_none(row["mbs"])
+        # The run ran: with TP > 1 Megatron-Bridge runs sequence parallelism (Megatron-Core refuses a
+        # MoE layer with TP > 1 without it), which the published rows do not state.
+        if (lay.get("tp") or 1) > 1:
+            lay["sequence_parallel"] = True
         d["layout"] = drop_none(lay)
         fs = int_or_none(row["fsdp"])
         if fs:

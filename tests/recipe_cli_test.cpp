@@ -113,8 +113,9 @@ TEST(RecipeCli, TextSaysTheRecipeAndHowItWasModelled) {
   const Out r = estimate_of(recipe(kMoe), false);
   ASSERT_EQ(r.rc, kExitOk) << r.err;
   EXPECT_NE(r.out.find(std::string("recipe: ") + kMoe), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("note: the record gives no split of the 94 layers over PP 4"), std::string::npos) << r.out;
+  // The record brings the split Megatron-Bridge applies in code (embedding and loss accounted).
   EXPECT_NE(r.out.find("as flags: --tp 1 --pp 4"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--account-for-embedding --account-for-loss"), std::string::npos) << r.out;
 }
 
 TEST(RecipeCli, BatchLinesNameARecipe) {
