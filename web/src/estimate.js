@@ -2,8 +2,7 @@
 // rank's memory as a stacked bar against the GPU's capacity and the required headroom, the step
 // time's parts, and the rules' findings. Body and response: POST /api/estimate = `estimate --json`.
 import * as Plot from "@observablehq/plot";
-import { post, errorLines } from "./api.js";
-import { makeForm, figure, gib } from "./form.js";
+import { liveView, figure, gib } from "./form.js";
 
 export const estimateFields = [
   ["model", "model", "llama3-8b", "text"],
@@ -29,30 +28,15 @@ export const estimateFields = [
 ];
 
 export function estimateView(app, params) {
-  const values = makeForm(app, estimateFields, params, (v) => update(v));
-  const status = document.createElement("div");
-  status.className = "status";
-  const out = document.createElement("div");
-  app.append(status, out);
-  let seq = 0;
-
-  async function update(v) {
-    const mine = ++seq;
-    status.textContent = "estimating…";
-    const { status: code, json } = await post("estimate", v);
-    if (mine !== seq) return;  // a newer request is on its way
-    out.textContent = "";
-    if (code !== 200) {
-      status.textContent = errorLines(json).join("\n");
-      status.dataset.state = "error";
-      return;
-    }
-    status.dataset.state = "ok";
-    status.textContent = `${json.model} on ${json.gpus} x ${json.gpu}, layout TP ${json.layout.tp} PP ${json.layout.pp} ` +
-      `CP ${json.layout.cp} EP ${json.layout.ep} DP ${json.layout.dp ?? "none"}`;
-    render(out, json);
-  }
-  update(values());
+  liveView(app, estimateFields, params, {
+    endpoint: "estimate",
+    busy: "estimating…",
+    show({ json, out, status }) {
+      status.textContent = `${json.model} on ${json.gpus} x ${json.gpu}, layout TP ${json.layout.tp} PP ${json.layout.pp} ` +
+        `CP ${json.layout.cp} EP ${json.layout.ep} DP ${json.layout.dp ?? "none"}`;
+      render(out, json);
+    },
+  });
 }
 
 function render(out, j) {

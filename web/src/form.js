@@ -1,3 +1,5 @@
+import { post, errorLines } from "./api.js";
+
 // An input form whose values live in the URL: fields are [key, label, default, type]; every change
 // writes the URL (replaceState) and calls onChange after a short pause (recomputed as you type).
 export function makeForm(parent, fields, params, onChange) {
@@ -50,6 +52,39 @@ export function makeForm(parent, fields, params, onChange) {
   });
   form.addEventListener("submit", (e) => e.preventDefault());
   return values;
+}
+
+// A view that posts its form to /api/<endpoint> as the user types: the form, a status line and an
+// output area, and only the newest request's answer shown. `show({json, out, status, body, current,
+// ms})` renders an accepted answer (HTTP 200 and `accept(json)`) and sets the status text;
+// `current()` says whether a newer request has started since (for follow-up requests); `prepare`
+// edits the form's values into the request body.
+export function liveView(app, fields, params, { endpoint, busy, show, prepare = (v) => v, accept = () => true }) {
+  const values = makeForm(app, fields, params, (v) => update(v));
+  const status = document.createElement("div");
+  status.className = "status";
+  const out = document.createElement("div");
+  app.append(status, out);
+  let seq = 0;
+
+  async function update(v) {
+    const mine = ++seq;
+    const current = () => mine === seq;
+    const body = prepare(v);
+    status.textContent = busy;
+    const t0 = performance.now();
+    const { status: code, json } = await post(endpoint, body);
+    if (!current()) return;  // a newer request is on its way
+    out.textContent = "";
+    if (code !== 200 || !accept(json)) {
+      status.dataset.state = "error";
+      status.textContent = errorLines(json).join("\n");
+      return;
+    }
+    status.dataset.state = "ok";
+    await show({ json, out, status, body, current, ms: () => performance.now() - t0 });
+  }
+  update(values());
 }
 
 export function figure(parent, name, title) {

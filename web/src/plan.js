@@ -3,8 +3,8 @@
 // one, and a TP x PP heatmap of the best tokens/s/GPU among the ranked layouts.
 // POST /api/plan = `plan --json`.
 import * as Plot from "@observablehq/plot";
-import { post, errorLines } from "./api.js";
-import { makeForm, figure, gib } from "./form.js";
+import { post } from "./api.js";
+import { liveView, figure, gib } from "./form.js";
 
 const fields = [
   ["model", "model", "llama3-8b", "text"],
@@ -21,51 +21,37 @@ const fields = [
 ];
 
 export function planView(app, params) {
-  const values = makeForm(app, fields, params, (v) => update(v));
-  const status = document.createElement("div");
-  status.className = "status";
-  const out = document.createElement("div");
-  app.append(status, out);
-  let seq = 0;
+  liveView(app, fields, params, {
+    endpoint: "plan",
+    busy: "planning…",
+    prepare(v) {
+      for (const k of ["tp", "pp"]) if (!v[k]) delete v[k];
+      return v;
+    },
+    async show({ json, out, status, body, current, ms }) {
+      status.textContent = `${json.counts.seen} layouts seen, ${json.counts.rejected_by_rules} rejected by rules, ` +
+        `${json.counts.removed_by_memory} by memory; ${json.feasible ? "" : "nothing fits; "}${ms().toFixed(0)} ms`;
+      render(out, json);
+      if (!json.top.length) return;
+      // One after another: the server plans at most one request per core at once (503 past that).
+      await scaling(out, body, current);
+      if (current()) await heatmap(out.querySelector(".figures"), body, current);
+    },
+  });
+}
 
-  async function update(v) {
-    const mine = ++seq;
-    for (const k of ["tp", "pp"]) if (!v[k]) delete v[k];
-    status.textContent = "planning…";
-    const t0 = performance.now();
-    const { status: code, json } = await post("plan", v);
-    if (mine !== seq) return;
-    out.textContent = "";
-    if (code !== 200) {
-      status.dataset.state = "error";
-      status.textContent = errorLines(json).join("\n");
-      return;
-    }
-    status.dataset.state = "ok";
-    status.textContent = `${json.counts.seen} layouts seen, ${json.counts.rejected_by_rules} rejected by rules, ` +
-      `${json.counts.removed_by_memory} by memory; ${json.feasible ? "" : "nothing fits; "}${(performance.now() - t0).toFixed(0)} ms`;
-    render(out, json);
-    if (!json.top.length) return;
-    const current = () => mine === seq;
-    // One after another: the server plans at most one request per core at once (503 past that).
-    await scaling(out, v, mine);
-    if (current()) await heatmap(out.querySelector(".figures"), v, current);
-  }
-
-  async function scaling(out, v, mine) {
-    const g = Number(v.gpus);
-    if (!Number.isInteger(g) || g < 1) return;
-    const counts = [g / 4, g / 2, g, 2 * g].filter((n) => Number.isInteger(n) && n >= 1);
-    const { status: code, json } = await post("plan", { ...v, gpus: counts.join(","), top: 1 });
-    if (mine !== seq || code !== 200) return;
-    const pts = json.best_per_gpu_count.map((e) => ({ gpus: e.gpus, tps: e.tokens_per_s_per_gpu }));
-    figure(out.querySelector(".figures"), "scaling", "Best tokens/s/GPU per GPU count").append(
-      Plot.plot({
-        width: 420, height: 260, x: { type: "log", label: "GPUs" }, y: { label: "tokens/s/GPU", zero: true, grid: true },
-        marks: [Plot.line(pts, { x: "gpus", y: "tps" }), Plot.dot(pts, { x: "gpus", y: "tps", fill: "currentColor" })],
-      }));
-  }
-  update(values());
+async function scaling(out, v, current) {
+  const g = Number(v.gpus);
+  if (!Number.isInteger(g) || g < 1) return;
+  const counts = [g / 4, g / 2, g, 2 * g].filter((n) => Number.isInteger(n) && n >= 1);
+  const { status: code, json } = await post("plan", { ...v, gpus: counts.join(","), top: 1 });
+  if (!current() || code !== 200) return;
+  const pts = json.best_per_gpu_count.map((e) => ({ gpus: e.gpus, tps: e.tokens_per_s_per_gpu }));
+  figure(out.querySelector(".figures"), "scaling", "Best tokens/s/GPU per GPU count").append(
+    Plot.plot({
+      width: 420, height: 260, x: { type: "log", label: "GPUs" }, y: { label: "tokens/s/GPU", zero: true, grid: true },
+      marks: [Plot.line(pts, { x: "gpus", y: "tps" }), Plot.dot(pts, { x: "gpus", y: "tps", fill: "currentColor" })],
+    }));
 }
 
 function layoutText(l) {
