@@ -266,12 +266,7 @@ int run_recommend(const RecommendOptions& opts, const Context& ctx, const Catalo
   r.reasons = match_reasons(req, r.candidate, r.score);
   for (size_t i = 1; i < ranked.size() && static_cast<int>(i) <= opts.alternatives; ++i)
     r.alternatives.push_back(cands[ranked[i].index].name);
-  if (const YNode* ki = node_at(r.setup.entry->tree, "known_issues"); ki != nullptr && ki->is_seq())
-    for (const YNode& item : ki->seq) {
-      const YNode* rule = item.get("rule");
-      const YNode* note = item.get("note");
-      r.known_issues.emplace_back(rule != nullptr ? rule->text : "", note != nullptr ? note->text : "");
-    }
+  r.known_issues = record_known_issues(r.setup.entry->tree);
 
   // Resize, when the model has a shape and the GPU has figures.
   const Recipe& rec = r.setup.recipe;

@@ -91,4 +91,17 @@ RecordFacts record_facts(const YNode& tree, const Recipe& recipe, const Catalog*
   return f;
 }
 
+std::vector<std::pair<std::string, std::string>> record_known_issues(const YNode& tree) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const YNode* known = tree.is_map() ? tree.get("known_issues") : nullptr;
+  if (known == nullptr || !known->is_seq()) return out;
+  for (const YNode& k : known->seq) {
+    const YNode* rule = k.is_map() ? k.get("rule") : nullptr;
+    const YNode* note = k.is_map() ? k.get("note") : nullptr;
+    if (rule != nullptr && rule->is_scalar())
+      out.emplace_back(rule->text, note != nullptr && note->is_scalar() ? note->text : "");
+  }
+  return out;
+}
+
 }  // namespace rb

@@ -236,15 +236,7 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
   // The base record's known_issues hold for its own pipeline (they are about how its source splits
   // the layers): the launch keeps them when it keeps that pipeline, and the draft carries them.
   if (!spec.base_recipe.empty() && spec.base && spec.base->pp == spec.layout.pp && spec.base->vp == spec.layout.vp) {
-    auto tree = catalog.resolved_tree(spec.base_recipe);
-    const YNode* known = tree ? tree->get("known_issues") : nullptr;
-    if (known != nullptr && known->is_seq())
-      for (const YNode& k : known->seq) {
-        const YNode* rule = k.get("rule");
-        const YNode* note = k.get("note");
-        if (rule != nullptr && rule->is_scalar())
-          spec.known_issues.emplace_back(rule->text, note != nullptr && note->is_scalar() ? note->text : "");
-      }
+    if (auto tree = catalog.resolved_tree(spec.base_recipe)) spec.known_issues = record_known_issues(*tree);
   }
 
   spec.name = safe_name(!req.name.empty()                ? req.name
