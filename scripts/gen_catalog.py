@@ -741,6 +741,39 @@ GPU_STUBS = OrderedDict([
               "no published figures in the reference data (gpus.csv), so no memory, peak or bandwidth here.")),
 ])
 
+# The host side of each node, for optimizer CPU offload and activation offloading (docs/model.md
+# "Offload"): catalog name -> (host link, its bandwidth per GPU and direction, host memory per node,
+# host memory bandwidth per node, source). Nodes as in GPU_TABLE (8-GPU HGX/DGX; a 4-GPU, 2-Grace
+# compute tray on NVL72). Figures looked up 2026-12-01. PCIe Gen5 x16 is 32 GT/s x 16 lanes = 64 GB/s
+# per direction (NVIDIA H100/H200 datasheets: "PCIe Gen5: 128 GB/s", both directions); DDR5 bandwidth
+# is channels x MT/s x 8 bytes per socket (Intel ARK: 8 channels on the Xeons below).
+HOST_DATE = "2026-12-01"
+HOST_TABLE = OrderedDict([
+    ("a100", ("PCIe Gen4 x16", "32 GB/s", "1 TB", "409.6 GB/s",
+              "DGX A100: 2x AMD EPYC 7742, 1 TB DDR4 (hardwaretimes.com/nvidias-ampere-based-dgx-a100-servers-leverage-amd-epyc-rome-cpus-instead-of-intel-xeon; "
+              "2 TB optional); EPYC 7742 8 channels DDR4-3200 = 204.8 GB/s per socket; A100 PCIe Gen4 x16 = 32 GB/s per direction")),
+    ("h100", ("PCIe Gen5 x16", "64 GB/s", "2 TB", "614.4 GB/s",
+              "DGX H100: dual Xeon Platinum 8480C with PCIe 5.0, 2 TB DDR5 (docs.nvidia.com/dgx-basepod/reference-architecture-infrastructure-foundation-enterprise-ai/latest/core-components.html); "
+              "MLPerf Inference v3.1 Dell XE9680 H100 system json: PCIe Gen5 x16, 2 TB host memory; 8480C 8 channels DDR5-4800 = 307.2 GB/s per socket")),
+    ("h200", ("PCIe Gen5 x16", "64 GB/s", "2 TB", "614.4 GB/s",
+              "DGX H200: dual Xeon Platinum 8480C, 2 TB DDR5 (docs.nvidia.com/dgx-basepod/reference-architecture-infrastructure-foundation-enterprise-ai/latest/core-components.html); "
+              "MLPerf Inference v4.1 NVIDIA H200-SXM-141GBx8 system json: PCIe Gen5 x16, 2 TB (32x 64GB); 8 channels DDR5-4800 per socket")),
+    ("b200", ("PCIe Gen5 x16", "64 GB/s", "2 TB", "716.8 GB/s",
+              "DGX B200 user guide (docs.nvidia.com/dgx/dgxb200-user-guide/introduction-to-dgxb200.html): 2x Xeon 8570 PCIe Gen5, 2 TB in 32 DIMMs (upgradable to 4 TB); "
+              "MLPerf Inference v6.0 Nebius B200 system json: PCIe Gen5 x16; Xeon 8570 8 channels DDR5-5600 = 358.4 GB/s per socket")),
+    ("b300", ("PCIe Gen5 x16", "64 GB/s", "4 TB", "819.2 GB/s",
+              "HGX B300 server ASUS XA NB3I-E12: 2x Xeon 6776P, 32x 128 GB DDR5 = 4 TB (neocloud.kedios.io/planning-summary-reports/B300-Single-Rack-Server-Unit-Architecture.html); "
+              "the B300 links are PCIe Gen6 but the Xeon 6 host root ports are Gen5, so 64 GB/s per direction; Xeon 6776P 8 channels DDR5-6400 = 409.6 GB/s per socket; "
+              "no NVIDIA DGX B300 figure found")),
+    ("gb200", ("NVLink-C2C", "225 GB/s", "960 GB", "1024 GB/s",
+               "GB200 superchip: one Grace with up to 480 GB LPDDR5X at 512 GB/s and two B200 on NVLink-C2C 900 GB/s bidirectional "
+               "(yobitel.com/knowledge-base/nvidia-gb200; NVIDIA GB200 NVL72 product page), so 450 GB/s both ways = 225 GB/s per direction per GPU; "
+               "a 4-GPU tray holds 2 Grace = 960 GB (MLPerf Inference v6.1 Crusoe GB200-NVL72 json reports 1.87 TB per 4-GPU node: larger Grace memory exists)")),
+    ("gb300", ("NVLink-C2C", "225 GB/s", "960 GB", "1024 GB/s",
+               "GB300 NVL compute tray: 4 Blackwell Ultra GPUs and 2 Grace CPUs (docs.nvidia.com/enterprise-reference-architectures/nvl72-ai-factory/latest/components.html); "
+               "Grace up to 480 GB LPDDR5X at 512 GB/s, NVLink-C2C 900 GB/s bidirectional per Grace and its two GPUs, as GB200")),
+])
+
 DEFAULT_EFFICIENCY = OrderedDict([("gemm", 0.6), ("attention", 0.5), ("hbm", 0.7), ("nvlink", 0.7),
                                   ("scaleout", 0.6), ("overlap", 0.5)])
 
@@ -1099,6 +1132,16 @@ def hardware_docs(gpus_rows):
         d["peak"] = peak
         d["node"] = node
         d["tdp_w"] = int(row["tdp_w"]) if row["tdp_w"].strip() else None
+        if name in HOST_TABLE:
+            link, link_bw, mem, mem_bw, src = HOST_TABLE[name]
+            host = OD()
+            host["link"] = link
+            host["link_bandwidth"] = with_comment(link_bw, "per GPU, one direction")
+            host["memory"] = with_comment(mem, "per node")
+            host["memory_bandwidth"] = with_comment(mem_bw, "per node, peak")
+            host["date"] = HOST_DATE
+            host["source"] = src
+            d["host"] = host
         d["price"] = price
         d["efficiency"] = eff  # neutral starting values; fitted later by `recipebook calibrate --fit`
         docs[name] = d

@@ -124,6 +124,14 @@ std::optional<Hardware> hardware_from_yaml(const YNode& doc, Diagnostics& diags)
         r.quantity(node, "scaleout_bandwidth", "node", UnitKind::kBytesPerSecond).value_or(0);
   }
   hw.tdp_w = r.number(&doc, "tdp_w", "").value_or(0);
+  if (const YNode* host = r.map(&doc, "host", "")) {
+    hw.host_link_bytes_per_s =
+        r.quantity(host, "link_bandwidth", "host", UnitKind::kBytesPerSecond).value_or(0);
+    hw.host_memory_bytes = r.quantity(host, "memory", "host", UnitKind::kBytes).value_or(0);
+    hw.host_memory_bytes_per_s =
+        r.quantity(host, "memory_bandwidth", "host", UnitKind::kBytesPerSecond).value_or(0);
+    hw.host_source = r.string(host, "source", "host").value_or("");
+  }
   if (const YNode* price = r.map(&doc, "price", "")) {
     hw.usd_per_gpu_hour = r.number(price, "usd_per_gpu_hour", "price").value_or(0);
     hw.price_date = r.string(price, "date", "price", true).value_or("");

@@ -51,6 +51,30 @@ price: {usd_per_gpu_hour: 6.88, date: 2026-01-21, source: aws}
   EXPECT_EQ(hw->display, "H100-SXM");
 }
 
+TEST(HardwareYaml, HostFiguresAreReadAndOptional) {
+  Diagnostics ds;
+  const auto hw = convert(R"(
+name: h100
+source: test
+memory: 80 GiB
+hbm_bandwidth: 3.35 TB/s
+peak: {bf16: 989.4 TFLOP/s}
+host: {link: PCIe Gen5 x16, link_bandwidth: 64 GB/s, memory: 2 TB, memory_bandwidth: 614.4 GB/s, date: 2026-12-01, source: dgx}
+)",
+                          ds);
+  ASSERT_TRUE(hw) << all(ds);
+  EXPECT_TRUE(hw->has_host());
+  EXPECT_DOUBLE_EQ(hw->host_link_bytes_per_s, 64e9);
+  EXPECT_DOUBLE_EQ(hw->host_memory_bytes, 2e12);
+  EXPECT_DOUBLE_EQ(hw->host_memory_bytes_per_s, 614.4e9);
+  EXPECT_EQ(hw->host_source, "dgx");
+
+  Diagnostics none;
+  const auto bare = convert("name: x\nsource: s\nmemory: 80 GiB\npeak: {bf16: 1 TFLOP/s}\n", none);
+  ASSERT_TRUE(bare) << all(none);
+  EXPECT_FALSE(bare->has_host());
+}
+
 TEST(HardwareYaml, EfficiencyFallsBackToBf16ThenDefaults) {
   Diagnostics ds;
   const auto hw = convert(R"(

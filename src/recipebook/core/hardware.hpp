@@ -46,6 +46,14 @@ struct Hardware {
   double scaleout_bytes_per_s = 0;  // per GPU, one direction
   double tdp_w = 0;
 
+  // The host side (catalog `host:`; docs/model.md "Offload"): 0 = not in the catalog, and then
+  // optimizer CPU offload and activation offloading are not estimated.
+  double host_link_bytes_per_s = 0;    // per GPU, one direction (PCIe Gen5 x16: 64 GB/s; NVLink-C2C)
+  double host_memory_bytes = 0;        // per node
+  double host_memory_bytes_per_s = 0;  // per node, peak (what the CPU optimizer step streams at)
+  std::string host_source;
+  [[nodiscard]] bool has_host() const { return host_link_bytes_per_s > 0 && host_memory_bytes > 0; }
+
   double usd_per_gpu_hour = 0;  // 0 = no public price
   std::string price_source;
   std::string price_date;
