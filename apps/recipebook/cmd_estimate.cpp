@@ -104,7 +104,8 @@ Json outcome_json(const Setup& s, const Outcome& o) {
                  {"required_headroom_bytes", e.memory.worst.required_headroom_bytes},
                  {"fits", e.memory.worst.fits},
                  {"stage", e.memory.worst.stage},
-                 {"parts", memory_parts_json(e.memory.worst)}};
+                 {"parts", memory_parts_json(e.memory.worst)},
+                 {"host", host_memory_json(e.memory)}};
   j["time"] = {{"step_time_s", e.time.step_time_s}, {"parts", time_parts_json(e.time)}};
   j["usd_per_million_tokens"] = e.usd_per_million_tokens > 0 ? Json(e.usd_per_million_tokens) : Json(nullptr);
   if (s.workload.tokens_budget > 0) {
@@ -183,6 +184,14 @@ void print_outcome(const Setup& s, const Outcome& o, const Context& ctx) {
   for (const auto& [k, v] : mem_parts.items())
     if (v.get<double>() > 0) mem.add_row({k.substr(0, k.size() - 6), gib(v.get<double>())});
   ctx.out << mem.render() << "\n";
+  if (e.memory.host_node_bytes > 0) {
+    const MemoryReport& r = e.memory;
+    ctx.out << fmt::format(
+        "host memory (offload): {} per GPU (worst stage: optimizer {}, activations {}), {} per node of {} ({:.0f}% usable) — {}\n\n",
+        gib(r.host_gpu_bytes), gib(m.host_optimizer_bytes), gib(m.host_activations_bytes), gib(r.host_node_bytes),
+        gib(r.host_capacity_bytes), 100 * kHostUsableFraction,
+        r.host_capacity_bytes <= 0 ? "the catalog has no host figures for this GPU" : r.host_fits ? "fits" : "DOES NOT FIT");
+  }
 
   ctx.out << fmt::format("step time: {:.3f} s ({} micro batches per pipeline)\n", e.time.step_time_s, e.microbatches);
   Table tt({{"part"}, {"seconds", Align::kRight}, {"share", Align::kRight}});

@@ -31,6 +31,18 @@ constexpr std::array<std::pair<std::string_view, uint32_t>, 6> kGraphScopes{{
     {"mamba", kCgMamba},
 }};
 
+// Megatron-Core transformer_config.py `offload_modules` choices (fused_group_mlp and gdp_qkv are
+// not modelled).
+constexpr std::array<std::pair<std::string_view, uint32_t>, 7> kOffloadModules{{
+    {"attn_norm", kOfAttnNorm},
+    {"qkv_linear", kOfQkvLinear},
+    {"core_attn", kOfCoreAttn},
+    {"attn_proj", kOfAttnProj},
+    {"mlp_norm", kOfMlpNorm},
+    {"expert_fc1", kOfExpertFc1},
+    {"moe_act", kOfMoeAct},
+}};
+
 template <size_t N>
 std::optional<uint32_t> parse_mask(const std::array<std::pair<std::string_view, uint32_t>, N>& table,
                                    std::string_view list, std::string* bad) {
@@ -90,6 +102,12 @@ std::vector<std::string> recompute_module_names() {
   for (const auto& [name, bit] : kRecomputeModules) out.emplace_back(name);
   return out;
 }
+
+std::optional<uint32_t> parse_offload_modules(std::string_view list, std::string* bad) {
+  return parse_mask(kOffloadModules, list, bad);
+}
+
+std::string offload_module_choices() { return choices(kOffloadModules); }
 
 std::string recompute_module_choices() { return choices(kRecomputeModules); }
 std::string cuda_graph_scope_choices() { return choices(kGraphScopes); }
@@ -165,6 +183,16 @@ std::string_view recompute_name(Recompute r) {
 std::string recompute_modules_str(uint32_t mask) {
   std::string out;
   for (const auto& [name, bit] : kRecomputeModules) {
+    if ((mask & bit) == 0) continue;
+    if (!out.empty()) out += ",";
+    out += name;
+  }
+  return out;
+}
+
+std::string offload_modules_str(uint32_t mask) {
+  std::string out;
+  for (const auto& [name, bit] : kOffloadModules) {
     if ((mask & bit) == 0) continue;
     if (!out.empty()) out += ",";
     out += name;

@@ -31,6 +31,18 @@ enum RecomputeModule : uint32_t {
 // Megatron-Core's default for selective recompute is core_attn alone.
 inline constexpr uint32_t kRcDefault = kRcCoreAttn;
 
+// Fine-grained activation offloading modules (Megatron-Core TransformerConfig `offload_modules`):
+// each offloads its input to the host in forward and reloads it before backward, as a bit set.
+enum OffloadModule : uint32_t {
+  kOfAttnNorm = 1u << 0,
+  kOfQkvLinear = 1u << 1,
+  kOfCoreAttn = 1u << 2,
+  kOfAttnProj = 1u << 3,
+  kOfMlpNorm = 1u << 4,
+  kOfExpertFc1 = 1u << 5,
+  kOfMoeAct = 1u << 6,
+};
+
 enum class Dispatcher { kAlltoall, kAllgather, kFlexDeepep, kFlexHybridep };
 
 enum class CudaGraph { kNone, kTransformerEngine, kLocal, kFullIteration };
@@ -74,6 +86,15 @@ struct Layout {
   // --accumulate-allreduce-grads-in-fp32): Bridge's library recipes set it, its perf recipes do not.
   bool grad_reduce_in_fp32 = false;
   int cpu_offload_layers = 0;              // activation offload
+  // Megatron-Core optimizer CPU offload (OptimizerConfig optimizer_cpu_offload +
+  // optimizer_offload_fraction: the HybridDeviceOptimizer keeps and steps this share of the rank's
+  // optimizer state on the host); 0 = off.
+  double optimizer_offload_fraction = 0;
+  // Fine-grained activation offloading (TransformerConfig fine_grained_activation_offloading with
+  // offload_modules, OffloadModule bits; 0 = off) and activation_offload_fraction (the share of the
+  // eligible offload groups, in forward order, that are offloaded).
+  uint32_t offload_modules = 0;
+  double activation_offload_fraction = 1.0;
   bool ep_a2a_overlap = false;
   bool tp_comm_overlap = false;
   // Megatron-Core account_for_embedding/loss_in_pipeline_split: the embedding (the loss) counts as one
@@ -140,5 +161,9 @@ std::string_view dispatcher_name(Dispatcher d);
 std::string_view cuda_graph_name(CudaGraph g);
 std::string_view recompute_name(Recompute r);
 std::string recompute_modules_str(uint32_t mask);  // "core_attn,moe_act"
+// Offload modules, as the recompute modules above: "core_attn,attn_proj" <-> a mask of OffloadModule.
+std::optional<uint32_t> parse_offload_modules(std::string_view list, std::string* bad);
+std::string offload_modules_str(uint32_t mask);
+std::string offload_module_choices();
 
 }  // namespace rb

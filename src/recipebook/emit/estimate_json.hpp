@@ -10,6 +10,8 @@ namespace rb {
 
 // weights_bytes, quantized_weights_bytes, grads_bytes, ..., fragmentation_bytes (parts only).
 Json memory_parts_json(const MemoryBreakdown& m);
+// The host memory offload fills: per GPU (the largest rank's), per node, the node's, fits.
+Json host_memory_json(const MemoryReport& r);
 // gemm_s, attention_s, ..., overhead_s (parts only).
 Json time_parts_json(const TimeBreakdown& t);
 

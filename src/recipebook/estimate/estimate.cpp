@@ -91,6 +91,7 @@ Estimate estimate(const PreparedModel& pm, const Hardware& hw, const Workload& w
   mi.seq = work.seq;
   mi.lora_rank = work.lora_rank;
   mi.microbatches = e.microbatches;
+  mi.gpus_per_node = cluster.gpus_per_node;
   e.memory = memory_report(mi, layout, plan);
 
   TimeInputs ti;

@@ -71,7 +71,8 @@ struct Estimate {
   double gpu_hours = 0;             // for Workload::tokens_budget (0 when not asked)
   double days = 0;
 
-  [[nodiscard]] bool fits() const { return valid && memory.worst.fits; }
+  // GPU memory fits, and the host memory that offload fills (memory.host_fits) too.
+  [[nodiscard]] bool fits() const { return valid && memory.worst.fits && memory.host_fits; }
 };
 
 Estimate estimate(const PreparedModel& model, const Hardware& hw, const Workload& work, const Cluster& cluster,

@@ -91,7 +91,55 @@ double act_per_token(const LayerSums& s, const Keep& k, const Layout& l) {
   return b;
 }
 
+// Bytes per token of the layers in `s` that fine-grained activation offloading sends to the host:
+// each module offloads its input (Megatron-Core docs/user-guide/features/
+// fine_grained_activation_offloading.md), mapped onto the activation parts (docs/model.md "Offload"):
+// attn_norm / mlp_norm half each of the residual stream (kActNormIn, one pre-norm input per
+// sub-block), qkv_linear the attention half of the norm outputs, core_attn Q, K and V, attn_proj the
+// core output, expert_fc1 the permuted tokens, moe_act the expert activation tensors. Parts that
+// selective recompute drops are not there to offload; activation_offload_fraction scales the rest.
+double offload_per_token(const LayerSums& s, const Keep& k, const Layout& l) {
+  const uint32_t m = l.offload_modules;
+  if (m == 0 || l.activation_offload_fraction <= 0) return 0.0;
+  const double tp = l.tp;
+  const double norm_div = (l.sp || l.tp == 1) ? tp : 1.0;
+  const double q = quantized_input_saving(l.precision);
+  auto part = [&](int i, double whole, double gemm_in) {
+    const size_t u = static_cast<size_t>(i);
+    const double div = (i == kActNormIn || i == kActNormOut) ? norm_div : tp;
+    return k.keep[u] * (whole - q * gemm_in) / div;
+  };
+  const ActVec& a = s.act;
+  const ActVec& g = s.act_gemm_in;
+  double b = 0;
+  const double norm_in_half = part(kActNormIn, a[kActNormIn], g[kActNormIn]) / 2.0;
+  if (m & kOfAttnNorm) b += norm_in_half;
+  if (m & kOfMlpNorm) b += norm_in_half;
+  if (m & kOfQkvLinear) b += part(kActNormOut, a[kActNormOut], g[kActNormOut]) / 2.0;
+  if (m & kOfCoreAttn) b += part(kActAttn, a[kActAttn] - g[kActAttn], 0.0);
+  if (m & kOfAttnProj) b += part(kActAttn, g[kActAttn], g[kActAttn]);
+  if (m & kOfExpertFc1) b += part(kActMoe, g[kActMoe], g[kActMoe]);
+  if (m & kOfMoeAct) b += part(kActMoeAct, a[kActMoeAct], g[kActMoeAct]);
+  return b * std::min(1.0, l.activation_offload_fraction);
+}
+
 }  // namespace
+
+double offloaded_activation_bytes(const MemoryInputs& in, const Layout& l, const StagePlan& plan, int rank) {
+  if (l.offload_modules == 0 || l.recompute == Recompute::kFull) return 0.0;
+  const PreparedModel& pm = *in.model;
+  const double tokens = static_cast<double>(l.mbs) * static_cast<double>(in.seq) / l.cp;
+  const Keep keep = selective_keep(l);
+  double b = 0;
+  for (int k = 0; k < l.vp; ++k) {
+    const int c = k * l.pp + rank;
+    const int begin = plan.begin[static_cast<size_t>(c)];
+    const int e = plan.begin[static_cast<size_t>(c + 1)];
+    const int start = begin + std::min(e - begin, std::max(0, l.cpu_offload_layers));
+    b += tokens * offload_per_token(pm.range(start, e), keep, l);
+  }
+  return b;
+}
 
 double inflight_chunks(const Layout& l, int rank, int microbatches) {
   const int m = std::max(1, microbatches);
@@ -172,6 +220,15 @@ MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const Stage
     }
   }
 
+  // Optimizer CPU offload (docs/model.md "Offload"): the HybridDeviceOptimizer moves the first
+  // optimizer_offload_fraction of this rank's state shard to the host (not with Megatron-FSDP).
+  if (l.optimizer_offload_fraction > 0 && !l.fsdp) {
+    const double f = std::min(1.0, l.optimizer_offload_fraction);
+    const double per_param = (in.mode == Mode::kPeft || !l.precision_aware_optimizer) ? kAdamBytes : kAdamBytesBf16;
+    mb.host_optimizer_bytes = f * mb.optimizer_bytes / per_param * kHostOptimizerBytesPerParam;
+    mb.optimizer_bytes *= 1.0 - f;
+  }
+
   // --- Activations.
   const double tokens = static_cast<double>(l.mbs) * static_cast<double>(in.seq) / l.cp;
   const Keep keep = selective_keep(l);
@@ -201,7 +258,13 @@ MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const Stage
     }
   }
   const double chunks = inflight_chunks(l, rank, in.microbatches);
-  mb.activations_bytes = stored / l.vp * chunks + working;
+  // Fine-grained activation offloading: the offloaded tensors of the micro-batches in flight wait on
+  // the host; the GPU keeps two layers' worth (the one being offloaded and the one reloaded ahead of
+  // its backward).
+  const double offloaded = offloaded_activation_bytes(in, l, plan, rank);
+  mb.host_activations_bytes = offloaded / l.vp * chunks;
+  const double reload_buffers = layers_here > 0 ? 2.0 * offloaded / layers_here : 0.0;
+  mb.activations_bytes = (stored - offloaded) / l.vp * chunks + working + std::min(reload_buffers, mb.host_activations_bytes);
   // MTP: its layers' activations and its own logits where it sits (Megatron-Core mtp_standalone).
   if (mtp_here) mb.activations_bytes += tokens * act_per_token(pm.mtp, keep, l);
   mb.logits_bytes = tokens * kLogitBytesPerVocab * vpad / tp * ((last ? 1 : 0) + (mtp_here ? pm.model.mtp_layers : 0));
@@ -250,11 +313,20 @@ std::optional<MemoryHeadroom> parse_memory_headroom(std::string_view text) {
 MemoryReport memory_report(const MemoryInputs& in, const Layout& l, const StagePlan& plan) {
   MemoryReport r;
   r.stages = std::min(l.pp, kMaxStages);
+  double host_per_gpu = 0;
   for (int rank = 0; rank < l.pp; ++rank) {
     const MemoryBreakdown mb = rank_memory(in, l, plan, rank);
     if (rank < kMaxStages) r.stage_peak_bytes[static_cast<size_t>(rank)] = mb.peak_bytes;
     if (rank == 0 || mb.peak_bytes > r.worst.peak_bytes) r.worst = mb;
+    host_per_gpu = std::max(host_per_gpu, mb.host_bytes());
   }
+  // Host memory per node: every GPU of the node at the largest rank's use (a node holds ranks of
+  // several pipeline stages when TP x CP is below a node).
+  const int per_node = in.gpus_per_node > 0 ? in.gpus_per_node : in.hw->gpus_per_node;
+  r.host_gpu_bytes = host_per_gpu;
+  r.host_node_bytes = host_per_gpu * std::max(1, std::min(per_node, l.world()));
+  r.host_capacity_bytes = in.hw->host_memory_bytes;
+  r.host_fits = r.host_node_bytes <= 0 || r.host_node_bytes <= kHostUsableFraction * r.host_capacity_bytes;
   return r;
 }
 

@@ -32,6 +32,11 @@ struct MemoryBreakdown {
   double cuda_graphs_bytes = 0;        // CUDA-graph pools (static inputs/outputs)
   double fragmentation_bytes = 0;      // allocator fragmentation margin
 
+  // Host (CPU) memory this GPU's offload holds (docs/model.md "Offload"); not part of the peak.
+  double host_optimizer_bytes = 0;    // optimizer CPU offload: the share of the state on the host
+  double host_activations_bytes = 0;  // fine-grained activation offloading: in-flight micro-batches
+  [[nodiscard]] double host_bytes() const { return host_optimizer_bytes + host_activations_bytes; }
+
   double params_on_rank = 0;  // parameters held by this GPU (before optimizer sharding)
   int stage = 0;              // pipeline rank this breakdown is for
   double peak_bytes = 0;
@@ -86,7 +91,23 @@ struct MemoryReport {
   MemoryBreakdown worst;  // the pipeline rank with the highest peak
   int stages = 0;         // pipeline ranks reported in stage_peak_bytes (min(pp, kMaxStages))
   std::array<double, kMaxStages> stage_peak_bytes{};
+  // Host memory of one node with offload: the largest per-GPU host use x GPUs per node, against the
+  // node's host memory x kHostUsableFraction. 0 and fitting when nothing is offloaded; not fitting
+  // when something is but the catalog has no host figures.
+  double host_gpu_bytes = 0;   // the largest rank's MemoryBreakdown::host_bytes()
+  double host_node_bytes = 0;
+  double host_capacity_bytes = 0;  // the node's host memory (Hardware::host_memory_bytes)
+  bool host_fits = true;
 };
+
+// Share of a node's host memory a layout may fill with offloaded state (the OS, the data loader
+// workers and the page cache keep the rest; docs/model.md "Offload").
+inline constexpr double kHostUsableFraction = 0.8;
+// Host bytes per parameter whose optimizer state the HybridDeviceOptimizer moved to the host
+// (Megatron-Core optimizer/cpu_offloading/hybrid_optimizer.py): a pinned copy of the parameter (2),
+// its fp32 master (4, param_update_in_fp32), a pinned fp32 gradient buffer (4) and torch AdamW's
+// exp_avg and exp_avg_sq in fp32 (8).
+inline constexpr double kHostOptimizerBytesPerParam = 18.0;
 
 struct MemoryInputs {
   const PreparedModel* model = nullptr;
@@ -95,6 +116,7 @@ struct MemoryInputs {
   int64_t seq = 0;
   int lora_rank = 16;
   int microbatches = 1;  // per pipeline per step: gbs / (mbs dp)
+  int gpus_per_node = 0;  // Cluster::gpus_per_node (0 = the hardware's), for the host-memory check
 };
 
 // Memory of pipeline rank `rank` for a valid layout and stage plan.
@@ -113,6 +135,11 @@ inline constexpr std::string_view kDefaultHeadroom = "2GiB";
 
 // Every pipeline rank and the worst one.
 MemoryReport memory_report(const MemoryInputs& in, const Layout& l, const StagePlan& plan);
+
+// Activation bytes that fine-grained activation offloading (Layout::offload_modules) sends to the
+// host per micro-batch on pipeline rank `rank`, all its chunks: what crosses the host link each
+// way (forward to the host, backward back). 0 without offloading or under full recompute.
+double offloaded_activation_bytes(const MemoryInputs& in, const Layout& l, const StagePlan& plan, int rank);
 
 // Micro-batches (of one chunk each) whose activations rank `rank` holds at the peak: 1F1B
 // min(m, pp - rank); interleaved min(m vp, 2 (pp - rank - 1) + (vp - 1) pp + 1) chunks, which on the

@@ -281,7 +281,16 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
   const double local_state = shard > 0 ? dense_p / (static_cast<double>(l.dp) * l.cp) + expert_p / std::max(1, l.edp())
                                        : dense_p + expert_p;
   const double opt_bytes = l.precision_aware_optimizer ? kOptimizerBytesBf16 : kOptimizerBytesFp32;
-  out.optimizer_s = kOptimizerFixedS + local_state * opt_bytes / hbm;
+  // The GPU steps what optimizer CPU offload leaves it; the host part is offload_s.
+  const double on_gpu = 1.0 - std::clamp(l.fsdp ? 0.0 : l.optimizer_offload_fraction, 0.0, 1.0);
+  out.optimizer_s = kOptimizerFixedS + on_gpu * local_state * opt_bytes / hbm;
+  {
+    MemoryInputs mi{in.model, in.hw, in.mode, in.seq, in.lora_rank, in.microbatches, in.gpus_per_node};
+    const double act_bytes_mb = offloaded_activation_bytes(mi, l, plan, out.bottleneck_stage);
+    const OffloadTime ot = offload_time(hw, l, in.gpus_per_node, local_state, act_bytes_mb, worst_total);
+    const double stall = ot.activation_exposed_per_microbatch_s;
+    out.offload_s = ot.optimizer_s + m * stall + (l.pp > 1 ? (l.pp - 1.0) / l.vp * stall : 0.0);
+  }
 
   out.step_time_s = out.sum();
   return out;

@@ -30,6 +30,9 @@ struct TimeBreakdown {
   double bubble_s = 0;        // pipeline fill and drain
   double dp_comm_s = 0;       // gradient reduce-scatter + parameter all-gather not hidden by compute
   double optimizer_s = 0;     // the optimizer step (memory-bound)
+  // Host offload (docs/model.md "Offload"): the optimizer CPU offload's gradient copy out, CPU Adam
+  // step and parameter copy back, and the activation offload/reload traffic compute does not hide.
+  double offload_s = 0;
   double overhead_s = 0;      // kernel launches and host syncs not covered by CUDA graphs
 
   double step_time_s = 0;
@@ -47,7 +50,7 @@ struct TimePart {
   std::string_view label;
   double TimeBreakdown::*seconds;
 };
-inline constexpr std::array<TimePart, 12> kTimeParts{{
+inline constexpr std::array<TimePart, 13> kTimeParts{{
     {"gemm_s", "GEMM", &TimeBreakdown::gemm_s},
     {"attention_s", "attention", &TimeBreakdown::attention_s},
     {"memory_bound_s", "memory-bound", &TimeBreakdown::memory_bound_s},
@@ -59,6 +62,7 @@ inline constexpr std::array<TimePart, 12> kTimeParts{{
     {"bubble_s", "bubble", &TimeBreakdown::bubble_s},
     {"dp_comm_s", "DP comm", &TimeBreakdown::dp_comm_s},
     {"optimizer_s", "optimizer", &TimeBreakdown::optimizer_s},
+    {"offload_s", "host offload", &TimeBreakdown::offload_s},
     {"overhead_s", "overhead", &TimeBreakdown::overhead_s},
 }};
 
@@ -79,6 +83,19 @@ struct TimeInputs {
 };
 
 TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& plan);
+
+// The host-offload terms (estimate/offload.cpp, docs/model.md "Offload"), for one step.
+struct OffloadTime {
+  double optimizer_d2h_s = 0;  // gradients of the offloaded state to the host
+  double optimizer_cpu_s = 0;  // the CPU Adam step, at the node's host-memory bandwidth share
+  double optimizer_h2d_s = 0;  // updated parameters back to the GPU
+  double optimizer_s = 0;      // the three overlapped (--overlap-cpu-optimizer-d2h-h2d): their maximum
+  double activation_exposed_per_microbatch_s = 0;  // offload + reload that compute does not hide
+};
+// `local_state_params`: the parameters of this rank's optimizer shard; `bytes_per_microbatch`:
+// offloaded_activation_bytes of the bottleneck rank; `microbatch_s`: that rank's forward + backward.
+OffloadTime offload_time(const Hardware& hw, const Layout& l, int gpus_per_node, double local_state_params,
+                         double bytes_per_microbatch, double microbatch_s);
 
 // The GEMM size factor n / (n + n0): a GEMM whose smallest dimension is n runs at this fraction of
 // the large-GEMM efficiency (tile quantization, wave effects and the fixed costs around small
