@@ -111,6 +111,7 @@ void read_features(YamlReader& r, const YNode& doc, Layout& l, std::optional<std
   }
   l.fsdp = r.boolean(f, "fsdp", p).value_or(l.fsdp);
   l.cpu_offload_layers = r.int32(f, "cpu_offload_layers", p).value_or(l.cpu_offload_layers);
+  l.optimizer_offload_fraction = r.number(f, "optimizer_offload_fraction", p).value_or(l.optimizer_offload_fraction);
   l.ep_a2a_overlap = r.boolean(f, "ep_a2a_overlap", p).value_or(l.ep_a2a_overlap);
   l.tp_comm_overlap = r.boolean(f, "tp_comm_overlap", p).value_or(l.tp_comm_overlap);
   l.precision_aware_optimizer =

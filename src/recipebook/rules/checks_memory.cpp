@@ -97,24 +97,31 @@ bool check_distribute_saved_sp(const RuleContext& ctx, Finding* out) {
                 "features.settings.distribute_saved_activations", "layout.sequence_parallel");
 }
 
-// MCore transformer_config.py / Bridge config.py: fine-grained activation offloading.
+// MCore transformer_config.py / Bridge config.py: fine-grained activation offloading, as a record's
+// settings give it or as the layout sets it (Layout::offload_modules).
 bool check_fine_grained_offload(const RuleContext& ctx, Finding* out) {
-  if (!setting_bool(ctx.facts, "fine_grained_activation_offloading").value_or(false)) return false;
   const Layout& l = ctx.layout;
+  if (l.offload_modules == 0 && !setting_bool(ctx.facts, "fine_grained_activation_offloading").value_or(false))
+    return false;
   const bool cpu = l.cpu_offload_layers > 0;
-  bool attn_proj = false;
-  bool core_attn = false;
+  bool attn_proj = has_bits(l.offload_modules, kOfAttnProj);
+  bool core_attn = has_bits(l.offload_modules, kOfCoreAttn);
+  bool experts = has_bits(l.offload_modules, kOfExpertFc1 | kOfMoeAct);
   for (const auto& m : setting_list(ctx.facts, "offload_modules")) {
     attn_proj = attn_proj || m == "attn_proj";
     core_attn = core_attn || m == "core_attn";
+    experts = experts || m == "expert_fc1" || m == "moe_act" || m == "fused_group_mlp";
   }
   const bool proj = attn_proj && !core_attn;
+  // "Cannot offload {moe_act, expert_fc1, fused_group_mlp} while recomputing the entire MoE layer".
+  const bool moe = experts && has_bits(ctx.recompute_modules(), kRcMoe);
   const bool local = l.cuda_graph == CudaGraph::kLocal;
-  if (!cpu && !proj && !local) return false;
+  if (!cpu && !proj && !moe && !local) return false;
   if (out == nullptr) return true;
   std::vector<std::string> why;
   if (cpu) why.push_back("it excludes CPU offloading (cpu_offload_layers " + str(l.cpu_offload_layers) + ")");
   if (proj) why.push_back("offloading attn_proj needs core_attn offloaded too");
+  if (moe) why.push_back("expert modules cannot be offloaded while 'moe' is recomputed");
   if (local) why.push_back("with CUDA graphs it needs the transformer_engine or full_iteration impl, not local");
   return report(out, "fine-grained activation offloading: " + join_words(why, "; "), "adjust the settings as listed",
                 "features.fine_grained_offload", "features.settings.fine_grained_activation_offloading");

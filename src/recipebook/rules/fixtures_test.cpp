@@ -120,6 +120,7 @@ RuleInput to_input(const Flat& f) {
   l.te_rng_tracker = get("features.te_rng_tracker") != "false";
   l.fsdp = flag("features.fsdp");
   l.cpu_offload_layers = static_cast<int>(num("features.cpu_offload_layers", 0));
+  if (const std::string v = get("features.optimizer_offload_fraction"); !v.empty()) l.optimizer_offload_fraction = std::stod(v);
   l.ep_a2a_overlap = flag("features.ep_a2a_overlap");
   l.tp_comm_overlap = flag("features.tp_comm_overlap");
   l.precision_aware_optimizer = flag("features.precision_aware_optimizer");

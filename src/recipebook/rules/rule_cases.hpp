@@ -57,6 +57,12 @@ class In {
   }
   In& rng(bool v) { in_.layout.te_rng_tracker = v; return *this; }
   In& offload(int layers) { in_.layout.cpu_offload_layers = layers; return *this; }
+  In& opt_offload(double fraction) { in_.layout.optimizer_offload_fraction = fraction; return *this; }
+  In& act_offload(uint32_t modules, double fraction = 1.0) {
+    in_.layout.offload_modules = modules;
+    in_.layout.activation_offload_fraction = fraction;
+    return *this;
+  }
   In& a2a_overlap(bool v = true) { in_.layout.ep_a2a_overlap = v; return *this; }
   In& tp_overlap(bool v = true) { in_.layout.tp_comm_overlap = v; return *this; }
   In& pao(bool v = true) { in_.layout.precision_aware_optimizer = v; return *this; }

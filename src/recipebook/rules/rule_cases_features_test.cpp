@@ -131,6 +131,28 @@ void add_feature_cases(std::vector<RuleCase>& v) {
           .set("offload_modules", "[core_attn, attn_proj]").done(),
       "with core_attn");
 
+  add("RB-FINE-GRAINED-OFFLOAD", kBad, In(llama3_8b(), h100(), 8).act_offload(kOfAttnProj).done(),
+      "layout: attn_proj without core_attn");
+  add("RB-FINE-GRAINED-OFFLOAD", kBad,
+      In(qwen3_30b_a3b(), b200(), 8).ep(8).act_offload(kOfExpertFc1).recompute(Recompute::kSelective, kRcMoe).done(),
+      "layout: expert_fc1 while 'moe' is recomputed");
+  add("RB-FINE-GRAINED-OFFLOAD", kOk, In(llama3_8b(), h100(), 8).act_offload(kOfCoreAttn | kOfAttnProj).done(),
+      "layout: attn_proj with core_attn");
+
+  add("RB-OFFLOAD-FRACTION", kBad, In(llama3_8b(), h100(), 8).opt_offload(1.5).done(), "optimizer 1.5");
+  add("RB-OFFLOAD-FRACTION", kBad, In(llama3_8b(), h100(), 8).act_offload(kOfCoreAttn, -0.5).done(),
+      "activations -0.5");
+  add("RB-OFFLOAD-FRACTION", kOk, In(llama3_8b(), h100(), 8).opt_offload(1.0).done(), "1.0");
+
+  add("RB-OPTIMIZER-OFFLOAD", kBad, In(llama3_8b(), h100(), 8).fsdp().opt_offload(1.0).done(), "with Megatron-FSDP");
+  add("RB-OPTIMIZER-OFFLOAD", kBad, In(llama3_8b(), h100(), 8).precision(Precision::kFp8Cs).opt_offload(1.0).done(),
+      "FP8 current scaling gathers FP8 parameters");
+  add("RB-OPTIMIZER-OFFLOAD", kOk, In(llama3_8b(), h100(), 8).precision(Precision::kFp8Ds).opt_offload(1.0).done(),
+      "FP8 delayed scaling, distributed optimizer");
+
+  add("RB-OFFLOAD-HOST", kBad, In(llama3_8b(), mi300x(), 8).opt_offload(0.5).done(), "MI300X: no host figures");
+  add("RB-OFFLOAD-HOST", kOk, In(llama3_8b(), h100(), 8).opt_offload(0.5).done(), "H100: PCIe Gen5, 2 TB");
+
   add("RB-FP8-GPU", kBad, In(llama3_8b(), a100(), 8).precision(Precision::kFp8Cs).done(), "FP8 on A100");
   add("RB-FP8-GPU", kOk, In(llama3_8b(), a100(), 8).done(), "bf16 on A100");
   add("RB-FP8-GPU", kBad, In(llama3_8b(), h100(), 8).precision(Precision::kMxfp8).done(), "MXFP8 on H100");

@@ -229,25 +229,33 @@ inline Hardware make_gpu(const char* name, const char* display, double memory_gb
   return h;
 }
 
+// The host side as catalog/hardware/<gpu>.yaml `host:` gives it (AMD GPUs have none there).
+inline Hardware with_host(Hardware h, double link_gb_s, double memory_tb, double memory_gb_s) {
+  h.host_link_bytes_per_s = link_gb_s * 1e9;
+  h.host_memory_bytes = memory_tb * 1e12;
+  h.host_memory_bytes_per_s = memory_gb_s * 1e9;
+  return h;
+}
+
 // gpus.csv figures (memory GB, dense TFLOP/s, NVLink domain); GPUs per node as in Megatron-Bridge.
 inline const Hardware& a100() {
-  static const Hardware h = make_gpu("a100", "A100-80GB-SXM", 80, 312, 0, 0, 8, 8);
+  static const Hardware h = with_host(make_gpu("a100", "A100-80GB-SXM", 80, 312, 0, 0, 8, 8), 32, 1, 409.6);
   return h;
 }
 inline const Hardware& h100() {
-  static const Hardware h = make_gpu("h100", "H100-SXM", 80, 989.4, 1978.9, 0, 8, 8);
+  static const Hardware h = with_host(make_gpu("h100", "H100-SXM", 80, 989.4, 1978.9, 0, 8, 8), 64, 2, 614.4);
   return h;
 }
 inline const Hardware& b200() {
-  static const Hardware h = make_gpu("b200", "B200 (HGX, 1000 W)", 180, 2250, 4500, 9000, 8, 8);
+  static const Hardware h = with_host(make_gpu("b200", "B200 (HGX, 1000 W)", 180, 2250, 4500, 9000, 8, 8), 64, 2, 716.8);
   return h;
 }
 inline const Hardware& gb200() {
-  static const Hardware h = make_gpu("gb200", "GB200 (NVL72, 1200 W)", 186, 2500, 5000, 10000, 4, 72);
+  static const Hardware h = with_host(make_gpu("gb200", "GB200 (NVL72, 1200 W)", 186, 2500, 5000, 10000, 4, 72), 225, 0.96, 1024);
   return h;
 }
 inline const Hardware& gb300() {
-  static const Hardware h = make_gpu("gb300", "GB300 (NVL72, 1400 W)", 279, 2500, 5000, 15000, 4, 72);
+  static const Hardware h = with_host(make_gpu("gb300", "GB300 (NVL72, 1400 W)", 279, 2500, 5000, 15000, 4, 72), 225, 0.96, 1024);
   return h;
 }
 inline const Hardware& mi300x() {

@@ -16,6 +16,7 @@ constexpr uint32_t kEp = dim_bit(SearchDim::kEp);
 constexpr uint32_t kEtp = dim_bit(SearchDim::kEtp);
 constexpr uint32_t kDisp = dim_bit(SearchDim::kDispatcher);
 constexpr uint32_t kRc = dim_bit(SearchDim::kRecompute);
+constexpr uint32_t kFsdp = dim_bit(SearchDim::kFsdp);
 constexpr uint32_t kMbs = dim_bit(SearchDim::kMbs);
 // DP is derived from the GPU count, TP, CP and PP; the micro-batch count also from MBS.
 constexpr uint32_t kDp = kTp | kCp | kPipe;
@@ -58,6 +59,9 @@ constexpr RuleDims kRuleDims[] = {
     {"RB-CUDA-GRAPH-RECOMPUTE-MOE", kRc},
     {"RB-CUDA-GRAPH-OFFLOAD", 0},
     {"RB-RECOMPUTE-MODULE", kRc},
+    {"RB-OFFLOAD-FRACTION", 0},
+    {"RB-OPTIMIZER-OFFLOAD", kPrec | kFsdp},
+    {"RB-OFFLOAD-HOST", 0},
     {"RB-RECOMPUTE-LAYERS", kPipe | kRc},
     {"RB-RECOMPUTE-FP8-DS", kPrec | kRc},
     {"RB-OFFLOAD-PP", kPipe},
