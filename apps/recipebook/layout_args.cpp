@@ -164,7 +164,7 @@ Result<Setup> resolve_setup(const LayoutArgs& in, const Catalog& catalog, bool j
     l = modelled;
   }
 
-  const std::array<std::optional<Error>, 17> range_errors{
+  const std::array<std::optional<Error>, 19> range_errors{
       in_range<int>("gpus", a.gpus, 1, 1 << 20, json_keys),
       in_range<int>("gpus-per-node", a.gpus_per_node, 0, 1024, json_keys),
       in_range<int64_t>("seq", a.seq, 1, 10'000'000, json_keys, " tokens"),
@@ -180,6 +180,8 @@ Result<Setup> resolve_setup(const LayoutArgs& in, const Catalog& catalog, bool j
       in_range<int>("last-stage-layers", l.last_stage_layers, 0, 100'000, json_keys, " (0 means: an even split)"),
       in_range<int>("recompute-layers", l.recompute_layers, 1, 100'000, json_keys),
       in_range<int>("cpu-offload-layers", l.cpu_offload_layers, 0, 100'000, json_keys),
+      in_range<double>("optimizer-offload-fraction", l.optimizer_offload_fraction, 0, 1, json_keys),
+      in_range<double>("activation-offload-fraction", l.activation_offload_fraction, 0, 1, json_keys),
       in_range<int>("lora-rank", a.lora_rank, 1, 65'536, json_keys),
       in_range<double>("tokens", a.tokens, 0, 1e18, json_keys),
   };
@@ -229,6 +231,9 @@ LayoutFlags flags_of(const Layout& l) {
     start = end + 1;
   }
   f.cpu_offload_layers = l.cpu_offload_layers;
+  f.optimizer_offload_fraction = l.optimizer_offload_fraction;
+  f.offload_modules = l.offload_modules != 0 ? offload_modules_str(l.offload_modules) : "";
+  f.activation_offload_fraction = l.activation_offload_fraction;
   return f;
 }
 
@@ -281,6 +286,13 @@ std::string flags_text(const LayoutFlags& f) {
   text("cuda_graph", f.cuda_graph, d.cuda_graph);
   text("cuda_graph_scope", f.cuda_graph_scope, d.cuda_graph_scope);
   num("cpu_offload_layers", f.cpu_offload_layers, d.cpu_offload_layers);
+  auto fraction = [&](std::string_view key, const std::optional<double>& v, const std::optional<double>& def) {
+    if (v && v != def) word(key, fmt::format("{:g}", *v));
+  };
+  fraction("optimizer_offload_fraction", f.optimizer_offload_fraction, d.optimizer_offload_fraction);
+  text("offload_modules", f.offload_modules, d.offload_modules);
+  if (!f.offload_modules.empty())
+    fraction("activation_offload_fraction", f.activation_offload_fraction, d.activation_offload_fraction);
   return out;
 }
 

@@ -150,6 +150,15 @@ void add_layout_options(CLI::App* cmd, rb::LayoutFlags& f) {
   cmd->add_option("--cuda-graph", f.cuda_graph, "none (default) | transformer_engine | local | full_iteration")->group(l);
   cmd->add_option("--cuda-graph-scope", f.cuda_graph_scope, "attn,mlp,moe,moe_router,moe_preprocess,mamba")->group(l);
   cmd->add_option("--cpu-offload-layers", f.cpu_offload_layers, "Activation offload layers")->group(l);
+  cmd->add_option("--optimizer-offload-fraction", f.optimizer_offload_fraction,
+                  "Optimizer CPU offload: share of the optimizer state on the host, 0..1 (default 0 = off)")
+      ->group(l);
+  cmd->add_option("--offload-modules", f.offload_modules,
+                  "Fine-grained activation offloading: attn_norm,qkv_linear,core_attn,attn_proj,mlp_norm,expert_fc1,moe_act")
+      ->group(l);
+  cmd->add_option("--activation-offload-fraction", f.activation_offload_fraction,
+                  "Share of the offload groups offloaded, 0..1 (default 1)")
+      ->group(l);
 }
 
 // The flags that describe one setup for estimate: model, GPUs, workload, then the layout.

@@ -147,8 +147,27 @@ std::vector<std::string> bridge_overrides(const LaunchSpec& spec) {
     add(out, "ddp.use_distributed_optimizer", py_bool(l.distributed_optimizer));
     add(out, "optimizer.use_distributed_optimizer", py_bool(l.distributed_optimizer));
   }
-  if (differs([](const Layout& x) { return x.precision_aware_optimizer; }))
-    add(out, "optimizer.use_precision_aware_optimizer", py_bool(l.precision_aware_optimizer));
+  const bool opt_offload = l.optimizer_offload_fraction > 0;
+  if (differs([](const Layout& x) { return x.precision_aware_optimizer || x.optimizer_offload_fraction > 0; }))
+    add(out, "optimizer.use_precision_aware_optimizer", py_bool(l.precision_aware_optimizer || opt_offload));
+  // Optimizer CPU offload: MCore OptimizerConfig keys (Bridge perf_recipes/deepseek/gb200/deepseek_v4.py
+  // sets optimizer.optimizer_offload_fraction).
+  if (differs([](const Layout& x) { return x.optimizer_offload_fraction; })) {
+    add(out, "optimizer.optimizer_cpu_offload", py_bool(opt_offload));
+    if (opt_offload) {
+      add(out, "optimizer.optimizer_offload_fraction", fmt::format("{:g}", l.optimizer_offload_fraction));
+      add(out, "optimizer.overlap_cpu_optimizer_d2h_h2d", "True");
+    }
+  }
+  // Fine-grained activation offloading: model (TransformerConfig) keys, as Bridge's perf recipes set
+  // them (perf_recipes/nemotronh/h100/nemotronh.py).
+  if (differs([](const Layout& x) { return std::pair(x.offload_modules, x.activation_offload_fraction); })) {
+    add(out, "model.fine_grained_activation_offloading", py_bool(l.offload_modules != 0));
+    if (l.offload_modules != 0) {
+      add(out, "model.offload_modules", fmt::format("[{}]", offload_modules_str(l.offload_modules)));
+      add(out, "model.activation_offload_fraction", fmt::format("{:g}", l.activation_offload_fraction));
+    }
+  }
   if (differs([](const Layout& x) { return x.grad_reduce_in_fp32; }))
     add(out, "ddp.grad_reduce_in_fp32", py_bool(l.grad_reduce_in_fp32));
   if (differs([](const Layout& x) { return x.cpu_offload_layers; })) {

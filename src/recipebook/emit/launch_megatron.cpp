@@ -202,6 +202,16 @@ std::vector<std::string> megatron_args(const LaunchSpec& spec) {
       break;
   }
   if (l.cpu_offload_layers > 0) add(out, "--cpu-offloading-num-layers", l.cpu_offload_layers);
+  // Fine-grained activation offloading (Megatron-LM flags from TransformerConfig, docs/user-guide/
+  // features/fine_grained_activation_offloading.md).
+  if (l.offload_modules != 0) {
+    add(out, "--fine-grained-activation-offloading");
+    add(out, "--offload-modules");
+    for (uint32_t bit = 1; bit != 0 && bit <= kOfMoeAct; bit <<= 1)
+      if ((l.offload_modules & bit) != 0) out.push_back(offload_modules_str(bit));
+    if (l.activation_offload_fraction < 1.0)
+      add(out, "--activation-offload-fraction", fmt::format("{:g}", l.activation_offload_fraction));
+  }
   if (is_moe(spec)) {
     switch (l.dispatcher) {
       case Dispatcher::kAlltoall: add(out, "--moe-token-dispatcher-type", "alltoall"); break;
@@ -242,7 +252,15 @@ std::vector<std::string> megatron_args(const LaunchSpec& spec) {
     add(out, "--no-gradient-accumulation-fusion");
     add(out, "--ckpt-format", "fsdp_dtensor");
   }
-  if (l.precision_aware_optimizer) add(out, "--use-precision-aware-optimizer");
+  // Optimizer CPU offload (docs/user-guide/features/optimizer_cpu_offload.md): the hybrid device
+  // optimizer needs --use-precision-aware-optimizer; the copies overlap the CPU step as recommended.
+  const bool opt_offload = l.optimizer_offload_fraction > 0;
+  if (l.precision_aware_optimizer || opt_offload) add(out, "--use-precision-aware-optimizer");
+  if (opt_offload) {
+    add(out, "--optimizer-cpu-offload");
+    add(out, "--optimizer-offload-fraction", fmt::format("{:g}", l.optimizer_offload_fraction));
+    add(out, "--overlap-cpu-optimizer-d2h-h2d");
+  }
   if (l.grad_reduce_in_fp32) add(out, "--accumulate-allreduce-grads-in-fp32");
   if (l.tp_comm_overlap) add(out, "--tp-comm-overlap");
   if (spec.dataset.empty() || spec.dataset == "mock") {

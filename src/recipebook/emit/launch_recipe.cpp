@@ -99,6 +99,10 @@ Result<std::string> render_recipe_draft(const LaunchSpec& spec) {
     out += "  fsdp: " + yaml_bool(l.fsdp) + "\n";
     if (l.fsdp) out += "  fsdp_strategy: optim_grads_params\n";
     out += fmt::format("  cpu_offload_layers: {}\n", l.cpu_offload_layers);
+    if (l.optimizer_offload_fraction > 0)
+      out += fmt::format("  optimizer_offload_fraction: {:g}\n", l.optimizer_offload_fraction);
+    if (l.offload_modules != 0)
+      out += "  fine_grained_offload: true\n  offload_modules: [" + offload_modules_str(l.offload_modules) + "]\n";
     out += fmt::format("  flex_backend: {}\n", flex ? dispatcher_name(l.dispatcher) : "null");
     out += "  ep_a2a_overlap: " + yaml_bool(l.ep_a2a_overlap) + "\n";
     out += "  tp_comm_overlap: " + yaml_bool(l.tp_comm_overlap) + "\n";

@@ -189,6 +189,11 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
   }
   if (spec.layout.model_parallel() > 0 && spec.gpus % spec.layout.model_parallel() == 0)
     spec.layout.dp = spec.gpus / spec.layout.model_parallel();
+  // Megatron-LM arguments.py: fine-grained activation offloading with TE >= 2.10 asserts
+  // NVTE_CPU_OFFLOAD_V1=1 (so TE does not offload weights); Bridge's perf recipes set it too.
+  if (spec.layout.offload_modules != 0 &&
+      std::none_of(spec.env.begin(), spec.env.end(), [](const auto& kv) { return kv.first == "NVTE_CPU_OFFLOAD_V1"; }))
+    spec.env.emplace_back("NVTE_CPU_OFFLOAD_V1", "1");
 
   // The framework: asked for, else the recipe's, else Megatron-Bridge when the catalog has a recipe
   // of this model to start run_recipe.py from.

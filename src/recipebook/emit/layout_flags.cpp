@@ -24,7 +24,11 @@ const std::map<std::string, std::optional<bool> LayoutFlags::*> kBoolFlags{
     {"account_for_embedding", &LayoutFlags::account_for_embedding},
     {"account_for_loss", &LayoutFlags::account_for_loss},
     {"ep_a2a_overlap", &LayoutFlags::ep_a2a_overlap}, {"tp_comm_overlap", &LayoutFlags::tp_comm_overlap}};
+const std::map<std::string, std::optional<double> LayoutFlags::*> kDoubleFlags{
+    {"optimizer_offload_fraction", &LayoutFlags::optimizer_offload_fraction},
+    {"activation_offload_fraction", &LayoutFlags::activation_offload_fraction}};
 const std::map<std::string, std::string LayoutFlags::*> kStringFlags{
+    {"offload_modules", &LayoutFlags::offload_modules},
     {"precision", &LayoutFlags::precision}, {"recompute", &LayoutFlags::recompute},
     {"recompute_modules", &LayoutFlags::recompute_modules}, {"recompute_method", &LayoutFlags::recompute_method},
     {"dispatcher", &LayoutFlags::dispatcher}, {"cuda_graph", &LayoutFlags::cuda_graph},
@@ -86,6 +90,7 @@ const std::vector<std::string>& layout_flag_keys() {
     std::vector<std::string> k;
     for (const auto& e : kIntFlags) k.push_back(e.first);
     for (const auto& e : kBoolFlags) k.push_back(e.first);
+    for (const auto& e : kDoubleFlags) k.push_back(e.first);
     for (const auto& e : kStringFlags) k.push_back(e.first);
     return k;
   }();
@@ -105,6 +110,9 @@ Result<bool> read_layout_flag(const std::string& key, const nlohmann::json& valu
   } else if (auto b = kBoolFlags.find(key); b != kBoolFlags.end()) {
     if (!value.is_boolean()) return type_error("true or false");
     f.*(b->second) = value.get<bool>();
+  } else if (auto d = kDoubleFlags.find(key); d != kDoubleFlags.end()) {
+    if (!value.is_number()) return type_error("a number");
+    f.*(d->second) = value.get<double>();
   } else if (auto t = kStringFlags.find(key); t != kStringFlags.end()) {
     if (!value.is_string()) return type_error("a string");
     f.*(t->second) = value.get<std::string>();
@@ -119,6 +127,8 @@ void fill_unset(LayoutFlags& f, const LayoutFlags& from) {
     if (!(f.*member)) f.*member = from.*member;
   for (const auto& [key, member] : kBoolFlags)
     if (!(f.*member)) f.*member = from.*member;
+  for (const auto& [key, member] : kDoubleFlags)
+    if (!(f.*member)) f.*member = from.*member;
   for (const auto& [key, member] : kStringFlags)
     if ((f.*member).empty()) f.*member = from.*member;
 }
@@ -129,7 +139,8 @@ bool LayoutFlags::any() const {
          account_for_embedding || account_for_loss ||
          !precision.empty() || !recompute.empty() || !recompute_modules.empty() || !recompute_method.empty() ||
          recompute_layers || !dispatcher.empty() || !cuda_graph.empty() || !cuda_graph_scope.empty() ||
-         cpu_offload_layers || !pipeline_layout.empty();
+         cpu_offload_layers || !pipeline_layout.empty() || optimizer_offload_fraction || activation_offload_fraction ||
+         !offload_modules.empty();
 }
 
 Result<void> apply_layout_flags(const LayoutFlags& f, Layout& l, bool from_flags_only) {
@@ -171,6 +182,8 @@ Result<void> apply_layout_flags(const LayoutFlags& f, Layout& l, bool from_flags
   if (f.ep_a2a_overlap) l.ep_a2a_overlap = *f.ep_a2a_overlap;
   if (f.tp_comm_overlap) l.tp_comm_overlap = *f.tp_comm_overlap;
   if (f.cpu_offload_layers) l.cpu_offload_layers = *f.cpu_offload_layers;
+  if (f.optimizer_offload_fraction) l.optimizer_offload_fraction = *f.optimizer_offload_fraction;
+  if (f.activation_offload_fraction) l.activation_offload_fraction = *f.activation_offload_fraction;
   // The named values: each parsed, or the first unknown one is the error.
   std::string bad;  // the list item a list parser refused
   auto modules = [&](const std::string& t) { return parse_recompute_modules(t, &bad); };
@@ -209,6 +222,15 @@ Result<void> apply_layout_flags(const LayoutFlags& f, Layout& l, bool from_flags
         !ok)
       return ok;
     if (l.cuda_graph == CudaGraph::kNone) l.cuda_graph_scope = 0;
+  }
+  if (f.offload_modules == "none") {
+    l.offload_modules = 0;
+  } else if (!f.offload_modules.empty()) {
+    auto offload = [&](const std::string& t) { return parse_offload_modules(t, &bad); };
+    if (auto ok = parse_into(f.offload_modules, offload, l.offload_modules, "--offload-modules", "offload module",
+                             offload_module_choices(), &bad);
+        !ok)
+      return ok;
   }
   if (!f.cuda_graph_scope.empty())
     return parse_into(f.cuda_graph_scope, scopes, l.cuda_graph_scope, "--cuda-graph-scope", "CUDA-graph scope",

@@ -30,6 +30,10 @@ struct LayoutFlags {
   std::string cuda_graph;         // none | transformer_engine | local | full_iteration
   std::string cuda_graph_scope;   // attn,moe_router,...
   std::optional<int> cpu_offload_layers;
+  // Host offload (docs/model.md "Offload"): --optimizer-offload-fraction (0 = off), --offload-modules
+  // (fine-grained activation offloading; "none" turns a recipe's off), --activation-offload-fraction.
+  std::optional<double> optimizer_offload_fraction, activation_offload_fraction;
+  std::string offload_modules;
   // Megatron-Core pipeline_model_parallel_layout ("Et*3|t*4|t*4|t*3L"); "none" drops a recipe's.
   // Sets VP to stages / PP unless --vp is given.
   std::string pipeline_layout;

@@ -1,5 +1,6 @@
 #include "recipebook/search/brute_force.hpp"
 
+#include "recipebook/search/offload.hpp"
 #include "recipebook/search/walk.hpp"
 
 namespace rb {
@@ -56,6 +57,10 @@ Result<PlanResult> plan_brute_force(const PlanInputs& in, const PlanRequest& req
                           } else if (!e.memory.worst.fits) {
                             ++counts.memory;
                             col.add_nonfit(n, l, opt, e);
+                            if (const auto o = fit_with_offload(s, c, l))
+                              col.add_fit(static_cast<int>(ci), n, o->layout, opt,
+                                          objective_score(req.objective, o->estimate, n, *in.hardware, req.workload),
+                                          o->estimate);
                           } else {
                             ++counts.fit;
                             col.add_fit(static_cast<int>(ci), n, l, opt,

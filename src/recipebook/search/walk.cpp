@@ -1,5 +1,7 @@
 #include "recipebook/search/walk.hpp"
 
+#include "recipebook/search/offload.hpp"
+
 namespace rb {
 
 SearchSetup::SearchSetup(const PlanInputs& in_, const PlanRequest& req_)
@@ -161,6 +163,7 @@ void Walker::mbs_chain(int count_index, int recompute_option) {
         const Estimate e = estimate(pm, hw, req.workload, c_, l_);
         if (e.valid && !e.memory.worst.fits) col_.add_nonfit(c_.gpus, l_, recompute_option, e);
       }
+      if (add_offloaded(count_index, recompute_option)) return;
       continue;
     }
     const Estimate e = estimate(pm, hw, req.workload, c_, l_);
@@ -175,6 +178,7 @@ void Walker::mbs_chain(int count_index, int recompute_option) {
       over = true;
       over_bytes = overshoot_bytes(e);
       col_.add_nonfit(c_.gpus, l_, recompute_option, e);
+      if (add_offloaded(count_index, recompute_option)) return;
       continue;
     }
     ++counts_.fit;
@@ -185,6 +189,17 @@ void Walker::mbs_chain(int count_index, int recompute_option) {
       return;
     }
   }
+}
+
+// A layout that does not fit, offloaded (search/offload.hpp): the counts stay the base layout's (a
+// memory reject), the fitting variant joins the candidates. True when the search may stop.
+bool Walker::add_offloaded(int count_index, int recompute_option) {
+  const std::optional<OffloadFit> o = fit_with_offload(s_, c_, l_);
+  if (!o) return false;
+  col_.add_fit(count_index, c_.gpus, o->layout, recompute_option,
+               objective_score(s_.req.objective, o->estimate, c_.gpus, *s_.in.hardware, s_.req.workload), o->estimate);
+  if (s_.req.stop_at == StopAt::kFirstFit) found_ = true;
+  return found_;
 }
 
 }  // namespace rb

@@ -54,6 +54,7 @@ class Walker {
  private:
   int fail(SearchDim d) const;
   void mbs_chain(int count_index, int recompute_option);
+  bool add_offloaded(int count_index, int recompute_option);
   void set_task(const Task& t);
 
   const SearchSetup& s_;

@@ -1,0 +1,27 @@
+// Host offload in the planner (docs/plan.md "Offload"): a layout that does not fit the GPU is tried
+// again with optimizer CPU offload and fine-grained activation offloading, and the fastest variant
+// that fits (GPU and host memory, every rule) is kept. Layouts that fit without offload are never
+// changed, so plans that fit are the same with and without this step.
+#pragma once
+
+#include <optional>
+
+#include "recipebook/estimate/estimate.hpp"
+#include "recipebook/search/walk.hpp"
+
+namespace rb {
+
+struct OffloadFit {
+  Layout layout;
+  Estimate estimate;
+};
+
+// The fastest offloaded variant of `l` (which did not fit) that fits, or nullopt (none fits, the
+// GPU has no host figures, or the mode has nothing worth offloading).
+std::optional<OffloadFit> fit_with_offload(const SearchSetup& s, const Cluster& c, const Layout& l);
+
+// The variants fit_with_offload tries, in order (for tests and docs): the optimizer share on the host
+// (half, all), the activations of every offloadable module on the host, and both.
+std::vector<Layout> offload_variants(const Layout& l, Mode mode, bool moe);
+
+}  // namespace rb
