@@ -76,6 +76,7 @@ Json counts_json(const PlanCounts& c) {
     if (c.by_estimator[i] > 0) est[std::string(invalid_reason_name(static_cast<InvalidReason>(i)))] = c.by_estimator[i];
   j["by_estimator"] = est;
   j["fit"] = c.fit;
+  j["fit_with_offload"] = c.offloaded;  // of removed_by_memory: ranked with host offload
   return j;
 }
 

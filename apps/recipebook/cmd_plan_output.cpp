@@ -11,6 +11,16 @@
 namespace rb::cli {
 namespace {
 
+// Host offload (search/offload.hpp): "optimizer 0.5", "activations", "optimizer 1+activations".
+bool uses_offload(const Layout& l) { return l.optimizer_offload_fraction > 0 || l.offload_modules != 0; }
+std::string offload_label(const Layout& l) {
+  std::string s;
+  if (l.optimizer_offload_fraction > 0) s = fmt::format("optimizer {:g}", l.optimizer_offload_fraction);
+  if (l.offload_modules != 0) s += (s.empty() ? "" : "+") + std::string("activations");
+  return s.empty() ? "-" : s;
+}
+
+
 constexpr size_t kParetoRows = 12;
 
 std::string grouped(uint64_t n) {
@@ -66,6 +76,7 @@ class LayoutColumns {
                   v.req.fixed.precisions.size() > 1;
     moe_ = v.model.is_moe();
     uneven_ = std::any_of(rows.begin(), rows.end(), [](const Candidate& c) { return c.layout.first_stage_layers > 0; });
+    offload_ = std::any_of(rows.begin(), rows.end(), [](const Candidate& c) { return uses_offload(c.layout); });
   }
 
   void headers(std::vector<Column>& cols, bool with_gpus = true) const {
@@ -82,6 +93,7 @@ class LayoutColumns {
     cols.push_back({"FSDP"});
     cols.push_back({"recompute"});
     if (moe_) cols.push_back({"dispatcher"});
+    if (offload_) cols.push_back({"host offload"});
   }
 
   void cells(const Candidate& c, std::vector<std::string>& row, bool with_gpus = true) const {
@@ -106,6 +118,7 @@ class LayoutColumns {
     const size_t ri = static_cast<size_t>(c.recompute_option);
     row.push_back(ri < labels_.label.size() ? labels_.label[ri] : "?");
     if (moe_) row.emplace_back(dispatcher_name(l.dispatcher));
+    if (offload_) row.push_back(offload_label(l));
   }
 
   [[nodiscard]] const std::string& legend() const { return labels_.legend; }
@@ -117,7 +130,12 @@ class LayoutColumns {
   bool precisions_ = false;
   bool moe_ = false;
   bool uneven_ = false;
+  bool offload_ = false;
 };
+
+bool any_offload(const std::vector<Candidate>& cs) {
+  return std::any_of(cs.begin(), cs.end(), [](const Candidate& c) { return uses_offload(c.layout); });
+}
 
 std::string header(const PlanView& v) {
   const Workload& w = v.req.workload;
@@ -181,10 +199,14 @@ std::string top_tables(const PlanView& v) {
     if (days) row.push_back(fmt::format("{:.1f}", e.days));
     t.add_row(std::move(row));
   }
-  std::string out = fmt::format("\nTop {} of {} layouts that fit\n", r.top.size(), grouped(r.counts.fit)) + t.render();
+  std::string out = fmt::format("\nTop {} of {} layouts that fit{}\n", r.top.size(), grouped(r.counts.fit + r.counts.offloaded),
+                                r.counts.offloaded > 0 ? fmt::format(" ({} of them with host offload)", grouped(r.counts.offloaded))
+                                                       : "") +
+                    t.render();
+  const bool offload = any_offload(r.top);
   if (!lc.legend().empty()) out += lc.legend() + "\n";
 
-  Table m({{"#", Align::kRight},
+  std::vector<Column> mem_cols{{"#", Align::kRight},
            {"stage", Align::kRight},
            {"weights", Align::kRight},
            {"quant", Align::kRight},
@@ -195,18 +217,22 @@ std::string top_tables(const PlanView& v) {
            {"FSDP buf", Align::kRight},
            {"overheads", Align::kRight},
            {"peak", Align::kRight},
-           {"capacity", Align::kRight}});
+           {"capacity", Align::kRight}};
+  if (offload) mem_cols.push_back({"host/node", Align::kRight});
+  Table m(std::move(mem_cols));
   for (size_t i = 0; i < r.top.size(); ++i) {
     const MemoryBreakdown& b = r.top[i].estimate.memory.worst;
-    m.add_row({std::to_string(i + 1), std::to_string(b.stage), gib(b.weights_bytes), gib(b.quantized_weights_bytes),
-               gib(b.grads_bytes), gib(b.optimizer_bytes), gib(b.activations_bytes), gib(b.logits_bytes),
-               gib(b.fsdp_buffers_bytes),
-               gib(b.cuda_context_bytes + b.nccl_buffers_bytes + b.cuda_graphs_bytes + b.fragmentation_bytes),
-               gib(b.peak_bytes), gib(b.capacity_bytes)});
+    std::vector<std::string> row{std::to_string(i + 1), std::to_string(b.stage), gib(b.weights_bytes),
+                                 gib(b.quantized_weights_bytes), gib(b.grads_bytes), gib(b.optimizer_bytes),
+                                 gib(b.activations_bytes), gib(b.logits_bytes), gib(b.fsdp_buffers_bytes),
+                                 gib(b.cuda_context_bytes + b.nccl_buffers_bytes + b.cuda_graphs_bytes + b.fragmentation_bytes),
+                                 gib(b.peak_bytes), gib(b.capacity_bytes)};
+    if (offload) row.push_back(gib(r.top[i].estimate.memory.host_node_bytes));
+    m.add_row(std::move(row));
   }
   out += "\nMemory per GPU, worst pipeline stage (GiB)\n" + m.render();
 
-  Table s({{"#", Align::kRight},
+  std::vector<Column> time_cols{{"#", Align::kRight},
            {"GEMM", Align::kRight},
            {"attention", Align::kRight},
            {"mem-bound", Align::kRight},
@@ -219,11 +245,14 @@ std::string top_tables(const PlanView& v) {
            {"DP", Align::kRight},
            {"optimizer", Align::kRight},
            {"overhead", Align::kRight},
-           {"step", Align::kRight}});
+           {"step", Align::kRight}};
+  if (offload) time_cols.insert(time_cols.end() - 2, Column{"host offload", Align::kRight});
+  Table s(std::move(time_cols));
   for (size_t i = 0; i < r.top.size(); ++i) {
     const TimeBreakdown& b = r.top[i].estimate.time;
     std::vector<std::string> row{std::to_string(i + 1)};
-    for (const TimePart& p : kTimeParts) row.push_back(fmt::format("{:.3f}", b.*p.seconds));
+    for (const TimePart& p : kTimeParts)
+      if (offload || p.seconds != &TimeBreakdown::offload_s) row.push_back(fmt::format("{:.3f}", b.*p.seconds));
     row.push_back(fmt::format("{:.3f}", b.step_time_s));
     s.add_row(std::move(row));
   }
@@ -293,6 +322,7 @@ std::string counts_block(const PlanView& v) {
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return c.by_rule[a] > c.by_rule[b]; });
   for (size_t i : order) lines.push_back({"  " + std::string(rules[i].id), grouped(c.by_rule[i])});
   lines.push_back({"removed by memory", grouped(c.memory)});
+  if (c.offloaded > 0) lines.push_back({"  of them fit with host offload", grouped(c.offloaded)});
   lines.push_back({"refused by the estimator", grouped(c.estimator)});
   lines.push_back({"fit and ranked", grouped(c.fit)});
   size_t w0 = 0;
@@ -320,6 +350,7 @@ std::string layout_line(const Candidate& c) {
   if (l.fsdp) s += ", FSDP";
   if (l.recompute != Recompute::kNone)
     s += ", " + recompute_option_name({l.recompute, l.recompute_modules}) + " recompute";
+  if (uses_offload(l)) s += ", host offload " + offload_label(l);
   return s;
 }
 

@@ -25,6 +25,12 @@ Json layout_json(const Layout& l) {
   if (l.recompute == Recompute::kFull) j["recompute_layers"] = l.recompute_layers;
   j["dispatcher"] = std::string(dispatcher_name(l.dispatcher));
   j["cuda_graph"] = std::string(cuda_graph_name(l.cuda_graph));
+  // Host offload, only when on (the keys of the layout flags, so `launch plan.json` reads them back).
+  if (l.optimizer_offload_fraction > 0) j["optimizer_offload_fraction"] = l.optimizer_offload_fraction;
+  if (l.offload_modules != 0) {
+    j["offload_modules"] = offload_modules_str(l.offload_modules);
+    j["activation_offload_fraction"] = l.activation_offload_fraction;
+  }
   return j;
 }
 

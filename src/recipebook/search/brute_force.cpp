@@ -5,8 +5,9 @@
 
 namespace rb {
 
-Result<PlanResult> plan_brute_force(const PlanInputs& in, const PlanRequest& req) {
-  if (auto ok = validate_request(in, req); !ok) return tl::unexpected(ok.error());
+namespace {
+
+Result<PlanResult> brute_force_once(const PlanInputs& in, const PlanRequest& req) {
   const SearchSetup s(in, req);
   const Space& sp = s.space;
   PlanCounts counts;
@@ -57,7 +58,7 @@ Result<PlanResult> plan_brute_force(const PlanInputs& in, const PlanRequest& req
                           } else if (!e.memory.worst.fits) {
                             ++counts.memory;
                             col.add_nonfit(n, l, opt, e);
-                            if (const auto o = fit_with_offload(s, c, l))
+                            if (const auto o = fit_with_offload(s, c, l); o && ++counts.offloaded > 0)
                               col.add_fit(static_cast<int>(ci), n, o->layout, opt,
                                           objective_score(req.objective, o->estimate, n, *in.hardware, req.workload),
                                           o->estimate);
@@ -76,6 +77,17 @@ Result<PlanResult> plan_brute_force(const PlanInputs& in, const PlanRequest& req
   r.pareto = col.pareto();
   r.best_per_count = col.best_per_count();
   r.closest = col.closest();
+  return r;
+}
+
+}  // namespace
+
+// As plan(): host offload only when nothing fits without it.
+Result<PlanResult> plan_brute_force(const PlanInputs& in, const PlanRequest& req) {
+  if (auto ok = validate_request(in, req); !ok) return tl::unexpected(ok.error());
+  auto r = brute_force_once(in, req);
+  if (!r) return r;
+  if (const auto again = offload_retry(req, r->counts.fit, *in.hardware)) return brute_force_once(in, *again);
   return r;
 }
 

@@ -123,11 +123,19 @@ RC_GTEST_PROP(BruteForce, PrunedSearchReturnsWhatBruteForceReturns, ()) {
   static const std::vector<Hardware> hws = gpus();
   const Model& model = models[*rc::gen::inRange<size_t>(0, models.size())];
   Hardware hw = hws[*rc::gen::inRange<size_t>(0, hws.size())];
-  const PlanRequest req = random_request(model);
+  PlanRequest req = random_request(model);
   // A headroom (--headroom) moves the boundary by its size: the memory grows by as much, so the
   // boundary stays inside the space while fits = peak <= memory - headroom is what both walks use.
   hw.headroom_fixed_bytes = *rc::gen::element(0.0, 1.0, 4.0) * 1024.0 * 1024.0 * 1024.0;
   hw.memory_bytes = straddling_memory(model, hw, req) + hw.headroom_fixed_bytes;
+  // Half the time the node has host figures, so layouts that do not fit are tried with host offload.
+  if (*rc::gen::arbitrary<bool>()) {
+    hw.host_link_bytes_per_s = 64e9;
+    hw.host_memory_bytes = *rc::gen::element(0.2e12, 2e12);
+    hw.host_memory_bytes_per_s = 614.4e9;
+    // kAlways offloads every layout that does not fit, also where others fit: both walks must agree.
+    req.offload = *rc::gen::element(OffloadSearch::kWhenNothingFits, OffloadSearch::kAlways);
+  }
   const PlanSetup s(model, hw);
 
   auto pruned = plan(s.inputs(), req);
@@ -141,6 +149,7 @@ RC_GTEST_PROP(BruteForce, PrunedSearchReturnsWhatBruteForceReturns, ()) {
   RC_TAG(c.fit > 0 ? "some fit" : "none fit");
   RC_TAG(c.memory > 0 ? "some too big" : c.rules == c.seen ? "rules reject all" : "none too big");
   RC_TAG(c.memory_inferred > 0 ? "memory inferred" : "no memory inference");
+  RC_TAG(c.offloaded > 0 ? "some fit with offload" : "none offloaded");
 }
 
 // One named case, so a failure has a reproducible example without the generator.

@@ -54,6 +54,7 @@ void PlanCounts::merge(const PlanCounts& o) {
   rules += o.rules;
   memory += o.memory;
   memory_inferred += o.memory_inferred;
+  offloaded += o.offloaded;
   for (size_t i = 0; i < by_estimator.size(); ++i) by_estimator[i] += o.by_estimator[i];
   estimator += o.estimator;
   fit += o.fit;

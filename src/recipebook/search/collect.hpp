@@ -48,6 +48,7 @@ struct PlanCounts {
   std::array<uint64_t, 16> by_estimator{};        // by InvalidReason: passed the rules, the estimator refused
   uint64_t estimator = 0;
   uint64_t fit = 0;        // fit in memory and were ranked
+  uint64_t offloaded = 0;  // of `memory`: fit with host offload (search/offload.hpp), the variant ranked
   uint64_t estimates = 0;  // calls to estimate() (fit + evaluated non-fits + refusals)
 
   void merge(const PlanCounts& o);

@@ -8,6 +8,13 @@ constexpr uint32_t kExpertModules = kOfExpertFc1 | kOfMoeAct;
 
 }  // namespace
 
+std::optional<PlanRequest> offload_retry(const PlanRequest& req, uint64_t first_fit, const Hardware& hw) {
+  if (req.offload != OffloadSearch::kWhenNothingFits || first_fit > 0 || !hw.has_host()) return std::nullopt;
+  PlanRequest again = req;
+  again.offload = OffloadSearch::kAlways;
+  return again;
+}
+
 std::vector<Layout> offload_variants(const Layout& l, Mode mode, bool moe) {
   std::vector<Layout> out;
   // LoRA trains adapters only: their optimizer state is too small to be worth the host round trip.
@@ -39,7 +46,7 @@ std::vector<Layout> offload_variants(const Layout& l, Mode mode, bool moe) {
 
 std::optional<OffloadFit> fit_with_offload(const SearchSetup& s, const Cluster& c, const Layout& l) {
   const Hardware& hw = *s.in.hardware;
-  if (!hw.has_host()) return std::nullopt;
+  if (s.req.offload != OffloadSearch::kAlways || !hw.has_host()) return std::nullopt;
   const PreparedModel& pm = *s.in.model;
   std::optional<OffloadFit> best;
   for (const Layout& v : offload_variants(l, s.req.workload.mode, pm.experts > 0)) {

@@ -16,6 +16,10 @@ struct OffloadFit {
   Estimate estimate;
 };
 
+// OffloadSearch::kWhenNothingFits: the request for the second search when the first found no layout
+// that fits (`first_fit` 0) and the GPU has host figures; nullopt otherwise (the first result stands).
+std::optional<PlanRequest> offload_retry(const PlanRequest& req, uint64_t first_fit, const Hardware& hw);
+
 // The fastest offloaded variant of `l` (which did not fit) that fits, or nullopt (none fits, the
 // GPU has no host figures, or the mode has nothing worth offloading).
 std::optional<OffloadFit> fit_with_offload(const SearchSetup& s, const Cluster& c, const Layout& l);

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "recipebook/search/rule_levels.hpp"
+#include "recipebook/search/offload.hpp"
 #include "recipebook/search/walk.hpp"
 
 namespace rb {
@@ -41,8 +42,9 @@ struct ProgressState {
 
 }  // namespace
 
-Result<PlanResult> plan(const PlanInputs& in, const PlanRequest& req, const ProgressFn& progress) {
-  if (auto ok = validate_request(in, req); !ok) return tl::unexpected(ok.error());
+namespace {
+
+Result<PlanResult> plan_once(const PlanInputs& in, const PlanRequest& req, const ProgressFn& progress) {
   const SearchSetup setup(in, req);
 
   // The outer walk (precision, TP, CP, PP/VP) is cheap: it yields the tasks and counts the
@@ -107,6 +109,18 @@ Result<PlanResult> plan(const PlanInputs& in, const PlanRequest& req, const Prog
   r.pareto = all.pareto();
   r.best_per_count = all.best_per_count();
   r.closest = all.closest();
+  return r;
+}
+
+}  // namespace
+
+// Host offload only when nothing fits without it (search/offload.hpp): a plan that fits is never
+// changed by it.
+Result<PlanResult> plan(const PlanInputs& in, const PlanRequest& req, const ProgressFn& progress) {
+  if (auto ok = validate_request(in, req); !ok) return tl::unexpected(ok.error());
+  auto r = plan_once(in, req, progress);
+  if (!r) return r;
+  if (const auto again = offload_retry(req, r->counts.fit, *in.hardware)) return plan_once(in, *again, progress);
   return r;
 }
 

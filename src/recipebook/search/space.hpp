@@ -75,6 +75,13 @@ enum class StopAt {
   kFirstFit,    // a layout passes every rule and fits in memory
 };
 
+// Host offload in the search (search/offload.hpp).
+enum class OffloadSearch {
+  kNever,
+  kWhenNothingFits,  // when no layout fits without offload, search again with kAlways
+  kAlways,           // every layout that does not fit is tried with offload (the second search)
+};
+
 struct PlanRequest {
   std::vector<int> gpu_counts;  // each is searched; more than one = a range
   int gpus_per_node = 0;        // 0 = the hardware's
@@ -84,6 +91,7 @@ struct PlanRequest {
   int top_k = 5;
   int threads = 1;  // worker threads; the result does not depend on it
   StopAt stop_at = StopAt::kNever;
+  OffloadSearch offload = OffloadSearch::kWhenNothingFits;
 };
 
 // GPU counts for a range lo..hi: every power of two in it, plus whole nodes: every multiple of the

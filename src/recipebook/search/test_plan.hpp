@@ -69,6 +69,8 @@ inline ::testing::AssertionResult same_result(const PlanResult& a, const PlanRes
   if (x.estimator != y.estimator || x.by_estimator != y.by_estimator)
     return ::testing::AssertionFailure() << "estimator " << x.estimator << " vs " << y.estimator;
   if (x.fit != y.fit) return ::testing::AssertionFailure() << "fit " << x.fit << " vs " << y.fit;
+  if (x.offloaded != y.offloaded)
+    return ::testing::AssertionFailure() << "offloaded " << x.offloaded << " vs " << y.offloaded;
   if (auto r = same_candidates(a.top, b.top, "top"); !r) return r;
   if (auto r = same_candidates(a.pareto, b.pareto, "pareto"); !r) return r;
   if (auto r = same_candidates(a.best_per_count, b.best_per_count, "best per count"); !r) return r;

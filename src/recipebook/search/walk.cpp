@@ -196,6 +196,7 @@ void Walker::mbs_chain(int count_index, int recompute_option) {
 bool Walker::add_offloaded(int count_index, int recompute_option) {
   const std::optional<OffloadFit> o = fit_with_offload(s_, c_, l_);
   if (!o) return false;
+  ++counts_.offloaded;
   col_.add_fit(count_index, c_.gpus, o->layout, recompute_option,
                objective_score(s_.req.objective, o->estimate, c_.gpus, *s_.in.hardware, s_.req.workload), o->estimate);
   if (s_.req.stop_at == StopAt::kFirstFit) found_ = true;
