@@ -211,6 +211,9 @@ Result<PlanRequest> make_request(const PlanOptions& o, const Model& model, const
     return tl::unexpected(
         usage("--objective", "unknown objective '" + o.objective + "'", "use throughput, cost or time"));
   req.objective = *objective;
+  if (o.offload != "auto" && o.offload != "never")
+    return tl::unexpected(usage("--offload", "unknown offload policy '" + o.offload + "'", "use auto or never"));
+  req.offload = o.offload == "never" ? OffloadSearch::kNever : OffloadSearch::kWhenNothingFits;
   if (o.top < 1) return tl::unexpected(usage("--top", "must be at least 1"));
   req.top_k = o.top;
   if (o.threads < 0) return tl::unexpected(usage("--threads", "must be 0 (one per core) or more"));

@@ -35,6 +35,7 @@ struct PlanOptions {
   std::string recompute = "any";         // --recompute: any | none | selective | full | module list
   std::string dispatcher = "any";        // --dispatcher: any | alltoall | flex_deepep | flex_hybridep
   std::string objective = "throughput";  // --objective: throughput | cost | time
+  std::string offload = "auto";          // --offload: auto (host offload when nothing fits) | never
   std::string tokens;                    // --tokens: training budget, "15T", "1.2e12", "500B"
   int top = 5;                           // --top
   int threads = 1;                       // --threads: 0 = one per core

@@ -322,6 +322,9 @@ void add_plan(CLI::App& app, Action& action) {
   cmd->add_option("--recompute", o->recompute, "any | none | selective | full | a module list")->capture_default_str();
   cmd->add_option("--dispatcher", o->dispatcher, "any | alltoall | flex_deepep | flex_hybridep")->capture_default_str();
   cmd->add_option("--objective", o->objective, "throughput | cost | time (time needs --tokens)")->capture_default_str();
+  cmd->add_option("--offload", o->offload,
+                  "auto: when no layout fits, try optimizer and activation offload to host memory | never")
+      ->capture_default_str();
   cmd->add_option("--tokens", o->tokens, "Training budget: 15T, 500B, 1.2e12");
   cmd->add_option("--top", o->top, "How many layouts to print")->capture_default_str();
   cmd->add_option("--headroom", o->headroom, "Memory each GPU must keep free: GiB (2, 512MiB) or a share of its memory (5%); a layout fits when peak <= memory - headroom")->capture_default_str();

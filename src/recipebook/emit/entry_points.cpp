@@ -105,6 +105,9 @@ constexpr auto kOverrideKeys = std::to_array<std::string_view>({
     // recompute and offload
     "model.recompute_granularity", "model.recompute_method", "model.recompute_num_layers",
     "model.recompute_modules", "model.cpu_offloading", "model.cpu_offloading_num_layers",
+    "model.fine_grained_activation_offloading", "model.offload_modules", "model.activation_offload_fraction",
+    "optimizer.optimizer_cpu_offload", "optimizer.optimizer_offload_fraction",
+    "optimizer.overlap_cpu_optimizer_d2h_h2d",
     // MoE dispatcher
     "model.moe_token_dispatcher_type", "model.moe_flex_dispatcher_backend",
     // CUDA graphs: impl, scope (seed 004's spelling; Bridge's utils/cuda_graph.py maps it to
@@ -137,6 +140,10 @@ constexpr auto kRecomputeMethod = std::to_array<std::string_view>({"uniform", "b
 constexpr auto kRecomputeModules = std::to_array<std::string_view>(
     {"core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts", "gdn_norm_out",
      "gdp_in_proj", "gdp_qkv", "mhc"});
+// TransformerConfig offload_modules (transformer_config.py allowed_modules).
+constexpr auto kOffloadModules = std::to_array<std::string_view>(
+    {"attn_norm", "qkv_linear", "core_attn", "attn_proj", "mlp_norm", "expert_fc1", "moe_act", "fused_group_mlp",
+     "gdp_qkv"});
 constexpr auto kDispatcher = std::to_array<std::string_view>({"allgather", "alltoall", "flex"});
 constexpr auto kFlexBackend = std::to_array<std::string_view>({"deepep", "hybridep", "ncclep"});
 constexpr auto kGraphImpl = std::to_array<std::string_view>({"none", "local", "transformer_engine", "full_iteration"});
@@ -191,6 +198,9 @@ constexpr auto kPretrainGptArgs = std::to_array<EntryArg>({
     A{"--recompute-granularity", "", V::kChoice, kGranularity},
     A{"--recompute-method", "", V::kChoice, kRecomputeMethod}, A{"--recompute-num-layers", "", V::kInt},
     A{"--recompute-modules", "", V::kChoices, kRecomputeModules}, A{"--cpu-offloading-num-layers", "", V::kInt},
+    A{"--fine-grained-activation-offloading", "", V::kNone}, A{"--offload-modules", "", V::kChoices, kOffloadModules},
+    A{"--activation-offload-fraction", "", V::kFloat}, A{"--optimizer-cpu-offload", "", V::kNone},
+    A{"--optimizer-offload-fraction", "", V::kFloat}, A{"--overlap-cpu-optimizer-d2h-h2d", "", V::kNone},
     // MoE dispatch and overlap
     A{"--moe-token-dispatcher-type", "", V::kChoice, kDispatcher},
     A{"--moe-flex-dispatcher-backend", "", V::kChoice, kFlexBackend},

@@ -126,10 +126,11 @@ void try_relaxed(const PlanInputs& in, PlanRequest req, std::string change, Plan
   req.top_k = 1;
   req.stop_at = StopAt::kNever;
   auto r = plan(in, req);
-  if (!r || r->counts.fit == 0) return;
+  // What fits counts what fits with host offload (a relaxed search that finds nothing else offloads).
+  if (!r || r->counts.fit + r->counts.offloaded == 0) return;
   Relaxation x;
   x.change = std::move(change);
-  x.fit = r->counts.fit;
+  x.fit = r->counts.fit + r->counts.offloaded;
   if (!r->top.empty()) x.best = r->top.front();
   advice.relaxations.push_back(std::move(x));
 }

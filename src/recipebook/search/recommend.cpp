@@ -161,6 +161,14 @@ std::vector<std::string> match_reasons(const MatchRequest& req, const RecipeCand
   return out;
 }
 
+namespace {
+std::string num_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+}  // namespace
+
 std::string layout_summary(const Layout& l) {
   std::string out = "TP" + num(l.tp) + " PP" + num(l.pp);
   if (l.vp > 1) out += " VP" + num(l.vp);
@@ -174,6 +182,8 @@ std::string layout_summary(const Layout& l) {
   out += ", recompute " + recompute_option_name(r);
   if (l.ep > 1 || l.dispatcher != Dispatcher::kAlltoall) out += ", dispatcher " + std::string(dispatcher_name(l.dispatcher));
   if (l.cuda_graph != CudaGraph::kNone) out += ", CUDA graphs " + std::string(cuda_graph_name(l.cuda_graph));
+  if (l.optimizer_offload_fraction > 0) out += ", optimizer offload " + num_text(l.optimizer_offload_fraction);
+  if (l.offload_modules != 0) out += ", activation offload [" + offload_modules_str(l.offload_modules) + "]";
   return out;
 }
 
