@@ -117,6 +117,23 @@ TEST(Catalog, FindHardwareByAlias) {
   }
 }
 
+// The host side offload needs (catalog/hardware/*.yaml `host:`): every NVIDIA node has it, with a
+// source; PCIe Gen5 x16 on HGX, NVLink-C2C on NVL72 trays; AMD entries have none.
+TEST(Catalog, NvidiaNodesHaveHostFigures) {
+  const Catalog& cat = builtin();
+  for (const char* name : {"a100", "h100", "h200", "b200", "b300", "gb200", "gb300"}) {
+    auto h = cat.find_hardware(name);
+    ASSERT_TRUE(h) << name;
+    EXPECT_TRUE(h->has_host()) << name;
+    EXPECT_GT(h->host_memory_bytes_per_s, 0) << name;
+    EXPECT_FALSE(h->host_source.empty()) << name;
+  }
+  EXPECT_DOUBLE_EQ(cat.find_hardware("h100")->host_link_bytes_per_s, 64e9);
+  EXPECT_DOUBLE_EQ(cat.find_hardware("h100")->host_memory_bytes, 2e12);
+  EXPECT_GT(cat.find_hardware("gb200")->host_link_bytes_per_s, cat.find_hardware("b200")->host_link_bytes_per_s);
+  EXPECT_FALSE(cat.find_hardware("mi300x")->has_host());
+}
+
 TEST(Catalog, Seed002RecordIsInTheCatalog) {
   const Catalog& cat = builtin();
   auto r = cat.find_recipe("attune-48gpu-tp2-pp6-ep8");
