@@ -1,6 +1,7 @@
 # The include half of the layering (the link checks in CMakeLists.txt are the other half): no file of
-# a layer includes a header of a higher layer, and no source of the pure model (core, rules,
-# estimate, search) includes an I/O library. Run as a test:
+# a layer includes a header of a higher layer, no source of the pure model (core, rules, estimate,
+# search) includes an I/O library, and emit only writes: none of its sources reads a file or parses
+# JSON or YAML (input readers live with the CLI or in catalog). Run as a test:
 #   cmake -DROOT=<repo> "-DLAYERS=core;rules;...;serve" -P cmake/check_layers.cmake
 # LAYERS is lowest first (RB_LAYERS in CMakeLists.txt). A layer's files are src/recipebook/<layer>/*,
 # except `cli`: apps/recipebook/* without main.cpp (the executable, which wires in serve). Headers
@@ -12,6 +13,10 @@ endif()
 set(pure core rules estimate search)
 # I/O and process libraries the pure model may not use (its tests may: they read fixtures).
 set(io_headers "yaml-cpp/" "nlohmann/" "fmt/" "spdlog/" "CLI/" "httplib.h" "fstream" "iostream" "filesystem")
+# Tests and their helpers, which may read fixtures.
+set(test_files "(_test\\.cpp|_test_util\\.hpp|/test_[a-z_]+\\.hpp)$")
+# What reads input, which emit's sources may not call (its tests may).
+set(reader_calls "read_text_file\\(|[Jj]son::parse\\(|YAML::Load|parse_yaml\\(|std::ifstream")
 
 set(problems)
 set(files_seen 0)
@@ -28,6 +33,18 @@ foreach(layer IN LISTS LAYERS)
   foreach(f IN LISTS files)
     math(EXPR files_seen "${files_seen} + 1")
     file(RELATIVE_PATH rel ${ROOT} ${f})
+    set(is_test OFF)
+    if(rel MATCHES "${test_files}")
+      set(is_test ON)
+    endif()
+    if(layer STREQUAL "emit" AND NOT is_test)
+      file(STRINGS ${f} reads REGEX "${reader_calls}")
+      foreach(line IN LISTS reads)  # (a line with ';' comes in pieces: report the call only)
+        if(line MATCHES "${reader_calls}")
+          list(APPEND problems "${rel}: emit only writes, but this reads input: ${CMAKE_MATCH_0}")
+        endif()
+      endforeach()
+    endif()
     file(STRINGS ${f} lines REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]")
     foreach(line IN LISTS lines)
       if(line MATCHES "#[ \t]*include[ \t]*\"recipebook/([a-z_]+)/")
@@ -43,7 +60,7 @@ foreach(layer IN LISTS LAYERS)
           list(APPEND problems "${rel}: ${layer} includes a header of the higher layer ${target}: ${line}")
         endif()
       endif()
-      if(layer IN_LIST pure AND NOT rel MATCHES "_test\\.cpp$" AND line MATCHES "#[ \t]*include[ \t]*<([^>]+)>")
+      if(layer IN_LIST pure AND NOT is_test AND line MATCHES "#[ \t]*include[ \t]*<([^>]+)>")
         set(header ${CMAKE_MATCH_1})
         foreach(io IN LISTS io_headers)
           string(FIND "${header}" "${io}" at)
@@ -59,6 +76,6 @@ endforeach()
 if(problems)
   list(LENGTH problems n)
   string(REPLACE ";" "\n  " text "${problems}")
-  message(FATAL_ERROR "layering: ${n} wrong-way includes (layers, lowest first: ${LAYERS}):\n  ${text}")
+  message(FATAL_ERROR "layering: ${n} findings (layers, lowest first: ${LAYERS}):\n  ${text}")
 endif()
-message(STATUS "layering: ${files_seen} files in ${n_layers} layers include only their own layer or lower ones")
+message(STATUS "layering: ${files_seen} files in ${n_layers} layers: no wrong-way include, no I/O in the pure model, no reader in emit")

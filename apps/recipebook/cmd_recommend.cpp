@@ -21,6 +21,7 @@
 #include "recipebook/emit/catalog_json.hpp"
 #include "recipebook/emit/launch.hpp"
 #include "recipebook/emit/launch_spec.hpp"
+#include "recipebook/launch_request.hpp"
 #include "recipebook/layout_args.hpp"
 #include "recipebook/estimate/params.hpp"
 #include "recipebook/rules/check_layout.hpp"
@@ -31,7 +32,7 @@ namespace {
 
 // The launch recommend's answer is: the recipe it starts from and the resized layout, batch and
 // sequence, as the JSON `recommend --json` writes under "launch". `recipebook launch FILE.json`
-// reads the same object back (emit/launch_plan.cpp), so the command printed here and the one launch
+// reads the same object back (launch_request.cpp), so the command printed here and the one launch
 // writes come from one LaunchSpec.
 nlohmann::json launch_request(const Recommendation& r, const std::string& dataset, bool own_recipe) {
   nlohmann::json j;
