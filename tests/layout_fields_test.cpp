@@ -222,6 +222,14 @@ TEST(LayoutFields, PlanFixesTheFieldsItDoesNotSearch) {
   const test::Run plain = test::run_shell(plan);
   ASSERT_EQ(plain.rc, 0) << plain.out;
   EXPECT_NE(Json::parse(plain.out)["top"][0]["tokens_per_s_per_gpu"], j["top"][0]["tokens_per_s_per_gpu"]);
+  // The plan's layouts carry what it fixed, so `launch plan.json` writes it.
+  EXPECT_EQ(j["top"][0]["layout"]["ep_a2a_overlap"], true) << j["top"][0].dump();
+  const test::TempDir dir;
+  const std::string file = dir.write("plan.json", fixed.out);
+  const test::Run launched = test::run_shell(std::string(RB_BINARY) + " launch " + file + " --target megatron-lm");
+  ASSERT_EQ(launched.rc, 0) << launched.out;
+  for (const char* key : {"ep_a2a_overlap", "cuda_graph"})
+    EXPECT_NE(launched.out.find(std::string(layout_field(key).megatron)), std::string::npos) << key << "\n" << launched.out;
   // A bad value is a usage error naming the flag, as estimate's is.
   const test::Run bad = test::run_shell(plan + " --cuda-graph sometimes");
   EXPECT_EQ(bad.rc, 2) << bad.out;
