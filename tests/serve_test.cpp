@@ -79,6 +79,27 @@ TEST(ServeApi, PlanBodyIsTheCliJson) {
   EXPECT_EQ(r.body, cli.out);
 }
 
+// The layout fields plan fixes are body keys as they are plan's flags (core/layout_fields.hpp).
+TEST(ServeApi, PlanBodyTakesTheFieldsPlanFixes) {
+  const auto r = post("plan", R"({"model":"llama3-8b","gpu":"h100","gpus":8,"gbs":64,"top":3,"cuda_graph":"local",)"
+                              R"("tp_comm_overlap":true})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  cli::PlanOptions o;
+  o.model = "llama3-8b";
+  o.gpu = "h100";
+  o.gpus = "8";
+  o.gbs = 64;
+  o.top = 3;
+  o.layout.cuda_graph = "local";
+  o.layout.tp_comm_overlap = true;
+  const auto cli = test::run_cli([&](const cli::Context& ctx) { return cli::run_plan(o, ctx, test::builtin_catalog()); }, true);
+  EXPECT_EQ(r.body, cli.out);
+  for (const Json& t : Json::parse(r.body)["top"]) EXPECT_EQ(t["layout"]["cuda_graph"], "local");
+  const auto bad = post("plan", R"({"model":"llama3-8b","gpu":"h100","gpus":8,"gbs":64,"cuda_graph":3})");
+  EXPECT_EQ(bad.status, 400) << bad.body;
+  EXPECT_NE(first_error(bad)["message"].get<std::string>().find("cuda_graph"), std::string::npos) << bad.body;
+}
+
 TEST(ServeApi, ARuleRejectionIsAnAnswerWithExitCodeOne) {
   // 8 GPUs do not divide by TP 3: the estimate's own JSON names the rule, as the CLI's does.
   const auto r = post("estimate", R"({"model":"llama3-8b","gpu":"h100","gpus":8,"gbs":64,"tp":3})");

@@ -170,6 +170,8 @@ Result<PlanRequest> make_request(const PlanOptions& o, const Model& model, const
   auto precisions = parse_precisions(o.precision.empty() ? "bf16" : o.precision);
   if (!precisions) return tl::unexpected(precisions.error());
   req.fixed.precisions = *precisions;
+  if (auto ok = apply_layout_flags(o.layout, req.fixed.base, /*from_flags_only=*/true); !ok)
+    return tl::unexpected(ok.error());
   for (const auto& [flag, v] : {std::pair{"--tp", o.tp},
                                 {"--pp", o.pp},
                                 {"--vp", o.vp},
@@ -279,6 +281,9 @@ std::string flag_of(const std::string& field) {
       {"--gpus", "--gpus"}};
   for (const auto& [path, flag] : kFlags)
     if (field == path) return std::string(flag) + ": ";
+  // A field plan fixes with the layout flag of its row (core/layout_fields.hpp).
+  for (const LayoutField& r : layout_fields())
+    if (r.plan == PlanRole::kFixed && field == r.yaml) return flag_name(r) + ": ";
   return "";
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "recipebook/context.hpp"
+#include "recipebook/core/layout_fields.hpp"
 #include "recipebook/estimate/memory.hpp"
 
 namespace rb {
@@ -40,6 +41,10 @@ struct PlanOptions {
   int threads = 1;                       // --threads: 0 = one per core
   bool progress = false;                 // --progress: draw the progress line even when stderr is not a TTY
   std::string headroom{kDefaultHeadroom};  // --headroom: GiB or % of the GPU's memory a layout leaves free
+  // The layout flags of the fields the search does not enumerate (PlanRole::kFixed: --cuda-graph,
+  // --ep-a2a-overlap, ...): every layout searched has the value given. The searched ones have
+  // their own flags above.
+  LayoutFlags layout;
 };
 
 int run_plan(const PlanOptions& opts, const Context& ctx);

@@ -118,12 +118,14 @@ void read_features(YamlReader& r, const YNode& doc, Layout& l, std::optional<std
   l.te_rng_tracker = r.boolean(f, "te_rng_tracker", p).value_or(l.te_rng_tracker);
   l.distributed_optimizer = r.boolean(f, "distributed_optimizer", p).value_or(l.distributed_optimizer);
   l.grad_reduce_in_fp32 = r.boolean(f, "grad_reduce_in_fp32", p).value_or(l.grad_reduce_in_fp32);
-  // The two pipeline-split settings the stage plan models (the others stay settings for the rules).
+  // The settings the layout models (the others stay settings for the rules).
   if (const YNode* st = f->get("settings"); st != nullptr && st->is_map()) {
     const std::string sp = p + ".settings";
     l.account_for_embedding =
         r.boolean(st, "account_for_embedding_in_pipeline_split", sp).value_or(l.account_for_embedding);
     l.account_for_loss = r.boolean(st, "account_for_loss_in_pipeline_split", sp).value_or(l.account_for_loss);
+    // Megatron's name, as `launch --target recipe` writes a layout without the distributed optimizer.
+    l.distributed_optimizer = r.boolean(st, "use_distributed_optimizer", sp).value_or(l.distributed_optimizer);
   }
   flex_backend = r.string(f, "flex_backend", p);
 }

@@ -66,6 +66,9 @@ struct Constraints {
   std::optional<Dispatcher> dispatcher;
   std::vector<RecomputeOption> recompute;  // empty: recompute_options(model)
   std::vector<Precision> precisions;       // empty: {bf16}
+  // Every field the search does not enumerate (CUDA graphs, overlaps, optimizer, offload): each
+  // layout starts from it. base_layout() unless `plan` fixes fields (core/layout_fields.hpp PlanRole).
+  Layout base{};
 };
 
 // When the search may stop before it has seen everything (the infeasibility advice uses these).

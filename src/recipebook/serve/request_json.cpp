@@ -181,7 +181,16 @@ Result<cli::PlanOptions> plan_options_from_json(const nlohmann::json& body, cons
       {"mbs", &o.mbs},             {"max_mbs", &o.max_mbs},   {"fsdp", &o.fsdp},       {"recompute", &o.recompute},
       {"dispatcher", &o.dispatcher}, {"objective", &o.objective}, {"tokens", &o.tokens}, {"top", &o.top},
       {"headroom", &o.headroom}};
-  if (auto e = read_fields(body, fields)) return tl::unexpected(*e);
+  // The layout fields plan fixes (core/layout_fields.hpp PlanRole::kFixed), as its flags do.
+  Json rest = body;
+  if (body.is_object())
+    for (const LayoutField& r : layout_fields()) {
+      const std::string key(r.key);
+      if (r.plan != PlanRole::kFixed || !body.contains(key)) continue;
+      if (auto read = read_layout_flag(key, body[key], o.layout); !read) return tl::unexpected(read.error());
+      rest.erase(key);
+    }
+  if (auto e = read_fields(rest, fields)) return tl::unexpected(*e);
   if (auto e = no_path("model", o.model)) return tl::unexpected(*e);
   if (auto e = check_plan_limits(o, limits)) return tl::unexpected(*e);
   o.threads = threads;
