@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 #include <signal.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <cctype>
@@ -15,6 +16,8 @@
 
 namespace rb::serve {
 namespace {
+
+constexpr int kListenBacklog = 128;  // connections waiting for accept()
 
 bool is_loopback(const std::string& host) {
   return host == "localhost" || host == "::1" || host.starts_with("127.");
@@ -112,7 +115,19 @@ int run_serve(const ServeOptions& opts, const cli::Context& ctx) {
     ctx.err << "recipebook: warning: serving on " << opts.host
             << ", not loopback: anyone who can reach this address can use the API (there is no authentication)\n";
 
+  // httplib listens with a backlog of 5 (CPPHTTPLIB_LISTEN_BACKLOG, compiled into Debian's
+  // library): 8 clients connecting at once overflowed it, and the SYNs dropped were retried after
+  // 1 s (load_bench max 1023-1032 ms). The listening socket is caught as httplib makes it (the
+  // option callback replaces httplib's default, SO_REUSEADDR, so that is set here too) and
+  // listen() is called again with a larger backlog, which Linux applies to a listening socket.
+  int listen_fd = -1;
+  svr.set_socket_options([&listen_fd](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    listen_fd = sock;
+  });
   const int port = opts.port == 0 ? svr.bind_to_any_port(opts.host) : (svr.bind_to_port(opts.host, opts.port) ? opts.port : -1);
+  if (port >= 0 && listen_fd >= 0) listen(listen_fd, kListenBacklog);
   if (port < 0)
     return cli::report(ctx, Error("cannot listen on " + opts.host + ":" + std::to_string(opts.port), {},
                                   "pick another --port (0 = any free port)"));
