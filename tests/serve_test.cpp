@@ -6,8 +6,14 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -16,6 +22,7 @@
 #include "cli_support.hpp"
 #include "recipebook/cmd_estimate.hpp"
 #include "recipebook/cmd_plan.hpp"
+#include "recipebook/cmd_show.hpp"
 #include "recipebook/serve/api.hpp"
 #include "recipebook/serve/assets.hpp"
 
@@ -64,6 +71,52 @@ TEST(ServeApi, EstimateBodyIsTheCliJson) {
   const auto cli = test::run_cli([&](const cli::Context& ctx) { return cli::run_estimate(o, ctx); }, true);
   EXPECT_EQ(r.body, cli.out);
   EXPECT_EQ(r.exit_code, cli.rc);
+}
+
+// The estimate view's per-stage bar: memory.stages lists every pipeline rank with its parts, the
+// worst of them is memory's own stage and peak, and each rank's parts add up to its peak. Fails on
+// the old JSON, which had the worst rank only.
+TEST(ServeApi, EstimateListsEveryPipelineStage) {
+  const auto r = post("estimate", R"({"model":"llama3-70b","gpu":"h100","gpus":64,"seq":8192,"gbs":256,"tp":4,"pp":8})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  const Json m = Json::parse(r.body)["memory"];
+  ASSERT_TRUE(m.contains("stages")) << m.dump();
+  ASSERT_EQ(m["stages"].size(), 8U);
+  double worst = 0;
+  int worst_stage = -1;
+  for (size_t i = 0; i < m["stages"].size(); ++i) {
+    const Json& st = m["stages"][i];
+    EXPECT_EQ(st["stage"], static_cast<int>(i));
+    double sum = 0;
+    for (const auto& [k, v] : st["parts"].items()) sum += v.get<double>();
+    EXPECT_NEAR(sum, st["peak_bytes"].get<double>(), 1e-6 * sum) << "stage " << i;
+    EXPECT_NEAR(st["headroom_bytes"].get<double>(), m["capacity_bytes"].get<double>() - st["peak_bytes"].get<double>(), 1.0);
+    if (st["peak_bytes"].get<double>() > worst) {
+      worst = st["peak_bytes"].get<double>();
+      worst_stage = static_cast<int>(i);
+    }
+  }
+  EXPECT_EQ(worst, m["peak_bytes"].get<double>());
+  EXPECT_EQ(worst_stage, m["stage"].get<int>());
+  EXPECT_EQ(m["stages"][static_cast<size_t>(worst_stage)]["parts"], m["parts"]);
+  // Later stages hold fewer micro-batches in flight (1F1B): less activation memory than the first.
+  EXPECT_LT(m["stages"][7]["parts"]["activations_bytes"].get<double>(), m["stages"][0]["parts"]["activations_bytes"].get<double>());
+}
+
+// The catalog view's record: GET /api/recipes/NAME is `show NAME --json`, measured vs predicted included.
+TEST(ServeApi, RecipeRouteIsShowJson) {
+  const std::string name = "llama3_70b_pretrain_64gpu_h100_fp8cs_config";
+  const auto r = api().handle("GET", "/api/recipes/" + name, {}, "");
+  ASSERT_EQ(r.status, 200) << r.body;
+  cli::ShowOptions o;
+  o.name = name;
+  const auto cli = test::run_cli([&](const cli::Context& ctx) { return cli::run_show(o, ctx); }, true);
+  EXPECT_EQ(r.body, cli.out);
+  EXPECT_FALSE(Json::parse(r.body)["predictions"].empty());
+  // The record as show prints it, checked through /api/check (JSON is YAML), as the page does.
+  const auto checked = post("check", Json::parse(r.body)["record"].dump(2));
+  EXPECT_EQ(checked.status, 200) << checked.body;
+  EXPECT_TRUE(Json::parse(checked.body).contains("findings")) << checked.body;
 }
 
 TEST(ServeApi, PlanBodyIsTheCliJson) {
@@ -247,6 +300,7 @@ class ServeProcess {
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   }
   int port() const { return port_; }
+  pid_t pid() const { return pid_; }
 
  private:
   pid_t pid_ = -1;
@@ -267,6 +321,7 @@ TEST(ServeHttp, EstimateOverHttpIsTheCliJsonAndErrorsAre4xx) {
   ASSERT_GT(server.port(), 0);
   httplib::Client c("127.0.0.1", server.port());
   c.set_read_timeout(60, 0);
+  c.set_decompress(false);  // bodies as the server sent them
   const auto r = c.Post("/api/estimate", kEstimate, "application/json");
   ASSERT_TRUE(r);
   EXPECT_EQ(r->status, 200);
@@ -284,12 +339,60 @@ TEST(ServeHttp, EstimateOverHttpIsTheCliJsonAndErrorsAre4xx) {
   EXPECT_EQ(big->status, 413);
   EXPECT_EQ(Json::parse(big->body, nullptr, false)["errors"][0]["rule"], "RB-SERVE-LIMIT") << big->body;
 
+  // Answers are never compressed: httplib's brotli (quality 11, not settable) took ~95 ms of CPU for
+  // one estimate answer and 2.3 s for app.js. Fails on the old server, which answered "br".
+  const httplib::Headers br{{"Accept-Encoding", "gzip, deflate, br"}};
+  const auto js = c.Get("/app.js", br);
+  ASSERT_TRUE(js);
+  EXPECT_EQ(js->status, 200);
+  EXPECT_EQ(js->get_header_value("Content-Encoding"), "");
+  const auto est_br = c.Post("/api/estimate", br, kEstimate, "application/json");
+  ASSERT_TRUE(est_br);
+  EXPECT_EQ(est_br->get_header_value("Content-Encoding"), "");
+  EXPECT_EQ(est_br->body, r->body);
+
   const auto page = c.Get("/?view=plan&model=llama3-70b");
   ASSERT_TRUE(page);
   EXPECT_EQ(page->status, 200);
   EXPECT_NE(page->body.find("app.js"), std::string::npos);
   EXPECT_EQ(c.Get("/nothing.js")->status, 404);
   EXPECT_EQ(server.stop(), 0);  // SIGTERM stops it cleanly
+}
+
+// Connections the kernel completes while the server is not accepting (here: stopped): httplib's
+// backlog of 5 let only ~6 of 16 simultaneous connects through, the rest waited 1 s for a SYN
+// retry (load_bench max ~1 s). Fails on the old server (backlog 5).
+TEST(ServeHttp, ManyClientsConnectingAtOnceAreQueued) {
+  ServeProcess server;
+  ASSERT_GT(server.port(), 0);
+  ASSERT_EQ(kill(server.pid(), SIGSTOP), 0);
+  constexpr int kClients = 16;
+  std::vector<int> fds;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(server.port()));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  for (int i = 0; i < kClients; ++i) {
+    const int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    ASSERT_GE(fd, 0);
+    connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr);  // EINPROGRESS
+    fds.push_back(fd);
+  }
+  int connected = 0;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+  for (const int fd : fds) {
+    pollfd p{fd, POLLOUT, 0};
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    int err = 0;
+    socklen_t len = sizeof err;
+    if (poll(&p, 1, static_cast<int>(std::max<int64_t>(0, left.count()))) == 1 &&
+        getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0)
+      ++connected;
+  }
+  kill(server.pid(), SIGCONT);
+  for (const int fd : fds) close(fd);
+  EXPECT_EQ(connected, kClients);
+  EXPECT_EQ(server.stop(), 0);
 }
 
 }  // namespace

@@ -178,6 +178,11 @@ void print_hardware(const HardwareEntry& e, const Context& ctx) {
 int run_show(const ShowOptions& o, const Context& ctx) {
   auto cat = load_catalog(ctx);
   if (!cat) return kExitUsage;
+  return run_show(o, ctx, *cat);
+}
+
+int run_show(const ShowOptions& o, const Context& ctx, const Catalog& catalog) {
+  const Catalog* cat = &catalog;
 
   if (auto rec = cat->find_recipe(o.name)) {
     const RecipeEntry& e = **rec;

@@ -10,6 +10,9 @@ namespace rb {
 
 // weights_bytes, quantized_weights_bytes, grads_bytes, ..., fragmentation_bytes (parts only).
 Json memory_parts_json(const MemoryBreakdown& m);
+// One pipeline rank's memory: {"stage", "peak_bytes", "headroom_bytes", "fits", "parts"} (estimate
+// --json's "memory.stages", one per rank).
+Json stage_memory_json(const MemoryBreakdown& m);
 // gemm_s, attention_s, ..., overhead_s (parts only).
 Json time_parts_json(const TimeBreakdown& t);
 

@@ -70,6 +70,17 @@ InvalidReason check(const PreparedModel& pm, const Hardware& hw, const Workload&
   return InvalidReason::kNone;
 }
 
+MemoryInputs memory_inputs(const PreparedModel& pm, const Hardware& hw, const Workload& work, int microbatches) {
+  MemoryInputs mi;
+  mi.model = &pm;
+  mi.hw = &hw;
+  mi.mode = work.mode;
+  mi.seq = work.seq;
+  mi.lora_rank = work.lora_rank;
+  mi.microbatches = microbatches;
+  return mi;
+}
+
 }  // namespace
 
 Estimate estimate(const PreparedModel& pm, const Hardware& hw, const Workload& work, const Cluster& cluster,
@@ -84,14 +95,7 @@ Estimate estimate(const PreparedModel& pm, const Hardware& hw, const Workload& w
   }
   e.microbatches = static_cast<int>(work.gbs / (static_cast<int64_t>(layout.mbs) * layout.dp));
 
-  MemoryInputs mi;
-  mi.model = &pm;
-  mi.hw = &hw;
-  mi.mode = work.mode;
-  mi.seq = work.seq;
-  mi.lora_rank = work.lora_rank;
-  mi.microbatches = e.microbatches;
-  e.memory = memory_report(mi, layout, plan);
+  e.memory = memory_report(memory_inputs(pm, hw, work, e.microbatches), layout, plan);
 
   TimeInputs ti;
   ti.model = &pm;
@@ -124,6 +128,19 @@ Estimate estimate(const PreparedModel& pm, const Hardware& hw, const Workload& w
   }
   e.valid = true;
   return e;
+}
+
+std::vector<MemoryBreakdown> stage_memory(const PreparedModel& pm, const Hardware& hw, const Workload& work,
+                                          const Cluster& cluster, const Layout& layout) {
+  std::vector<MemoryBreakdown> out;
+  if (check(pm, hw, work, cluster, layout) != InvalidReason::kNone) return out;
+  const StagePlan plan = plan_stages(pm.num_layers, layout);
+  if (!plan.ok) return out;
+  const int microbatches = static_cast<int>(work.gbs / (static_cast<int64_t>(layout.mbs) * layout.dp));
+  const MemoryInputs mi = memory_inputs(pm, hw, work, microbatches);
+  out.reserve(static_cast<size_t>(layout.pp));
+  for (int rank = 0; rank < layout.pp; ++rank) out.push_back(rank_memory(mi, layout, plan, rank));
+  return out;
 }
 
 }  // namespace rb

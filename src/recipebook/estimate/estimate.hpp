@@ -13,6 +13,7 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 #include "recipebook/core/hardware.hpp"
 #include "recipebook/core/layout.hpp"
@@ -76,6 +77,12 @@ struct Estimate {
 
 Estimate estimate(const PreparedModel& model, const Hardware& hw, const Workload& work, const Cluster& cluster,
                   const Layout& layout);
+
+// The memory of every pipeline rank, each with its parts (memory.worst is the highest of them), for
+// a layout estimate() takes; empty when it does not. For listings (estimate --json "memory.stages",
+// the page's per-stage bar), not the planner: it allocates.
+std::vector<MemoryBreakdown> stage_memory(const PreparedModel& model, const Hardware& hw, const Workload& work,
+                                          const Cluster& cluster, const Layout& layout);
 
 // Megatron's FLOPs per token from the prepared prefix sums (equal to megatron_flops_per_token for
 // models whose windowed layers share one window; in Mode::kPeft to lora_flops_per_token).

@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 #include <signal.h>
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <cctype>
@@ -15,6 +16,8 @@
 
 namespace rb::serve {
 namespace {
+
+constexpr int kListenBacklog = 128;  // connections waiting for accept()
 
 bool is_loopback(const std::string& host) {
   return host == "localhost" || host == "::1" || host.starts_with("127.");
@@ -57,8 +60,24 @@ int run_serve(const ServeOptions& opts, const cli::Context& ctx) {
   svr.set_payload_max_length(cfg.max_body_bytes);
   svr.set_read_timeout(opts.timeout_s, 0);
   svr.set_write_timeout(opts.timeout_s, 0);
-  svr.set_keep_alive_timeout(5);
+  // A worker serves one connection at a time, and an idle keep-alive connection holds its worker
+  // until the timeout: httplib's defaults (5 requests a connection, 5 s idle) made clients reconnect
+  // every 5 requests while idle connections held every worker, and under 8 clients some requests
+  // waited 1-4 s for one (load_bench.mjs, max 3.0-4.0 s). Connections now stay for many requests
+  // and give their worker back after 1 s idle.
+  svr.set_keep_alive_max_count(1000);
+  svr.set_keep_alive_timeout(1);
   svr.set_tcp_nodelay(true);  // small JSON answers: no 40 ms wait on a delayed ACK (Nagle)
+  // No response compression. Debian's cpp-httplib (0.11) compresses every text/JSON response the
+  // client accepts, brotli first, at brotli's default quality 11 and with no setting to change it:
+  // measured here, 2.1-2.4 s of CPU for the 277 KB app.js and ~95 ms for one 7 KB estimate answer
+  // (chromium sends "Accept-Encoding: gzip, deflate, br"), against under 1 ms uncompressed. On
+  // loopback there is nothing to save; so the request's Accept-Encoding is dropped before httplib
+  // picks an encoding. (The Request is the server's own, non-const object handed in as const.)
+  svr.set_pre_routing_handler([](const httplib::Request& req, httplib::Response&) {
+    const_cast<httplib::Request&>(req).headers.erase("Accept-Encoding");
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
 
   const Api& a = *api;
   auto api_handler = [&a](const httplib::Request& req, httplib::Response& res) {
@@ -96,7 +115,19 @@ int run_serve(const ServeOptions& opts, const cli::Context& ctx) {
     ctx.err << "recipebook: warning: serving on " << opts.host
             << ", not loopback: anyone who can reach this address can use the API (there is no authentication)\n";
 
+  // httplib listens with a backlog of 5 (CPPHTTPLIB_LISTEN_BACKLOG, compiled into Debian's
+  // library): 8 clients connecting at once overflowed it, and the SYNs dropped were retried after
+  // 1 s (load_bench max 1023-1032 ms). The listening socket is caught as httplib makes it (the
+  // option callback replaces httplib's default, SO_REUSEADDR, so that is set here too) and
+  // listen() is called again with a larger backlog, which Linux applies to a listening socket.
+  int listen_fd = -1;
+  svr.set_socket_options([&listen_fd](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    listen_fd = sock;
+  });
   const int port = opts.port == 0 ? svr.bind_to_any_port(opts.host) : (svr.bind_to_port(opts.host, opts.port) ? opts.port : -1);
+  if (port >= 0 && listen_fd >= 0) listen(listen_fd, kListenBacklog);
   if (port < 0)
     return cli::report(ctx, Error("cannot listen on " + opts.host + ":" + std::to_string(opts.port), {},
                                   "pick another --port (0 = any free port)"));
