@@ -293,9 +293,17 @@ class ServeProcess {
   ServeProcess& operator=(const ServeProcess&) = delete;
   int stop() {
     if (pid_ <= 0) return -1;
+    kill(pid_, SIGCONT);  // a test that stopped it (SIGSTOP) and failed before resuming it
     kill(pid_, SIGTERM);
+    // A server that does not stop fails the test instead of hanging the suite: killed after 30 s.
     int st = 0;
-    waitpid(pid_, &st, 0);
+    for (int i = 0; i < 3000 && waitpid(pid_, &st, WNOHANG) == 0; ++i) usleep(10000);
+    if (waitpid(pid_, &st, WNOHANG) == 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, &st, 0);
+      pid_ = -1;
+      return -1;
+    }
     pid_ = -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   }

@@ -5,6 +5,8 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cctype>
 #include <cstdlib>
 #include <ostream>
@@ -139,9 +141,14 @@ int run_serve(const ServeOptions& opts, const cli::Context& ctx) {
   sigaddset(&stop_signals, SIGINT);
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  std::thread waiter([&svr, stop_signals] {
+  // httplib's stop() does nothing until listen_after_bind() has started: a signal that arrives
+  // before (a test stopping the server right after its first line, under load) was lost and the
+  // server then ran forever. So the stop waits for the server to run, or for listen to have returned.
+  std::atomic<bool> listen_returned{false};
+  std::thread waiter([&svr, &listen_returned, stop_signals] {
     int sig = 0;
     sigwait(&stop_signals, &sig);
+    while (!svr.is_running() && !listen_returned.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
     svr.stop();
   });
 
@@ -153,6 +160,7 @@ int run_serve(const ServeOptions& opts, const cli::Context& ctx) {
     if (std::system(cmd.c_str()) != 0) ctx.err << "recipebook: could not start a browser; open " << url << "\n";
   }
   const bool ok = svr.listen_after_bind();
+  listen_returned = true;
   if (waiter.joinable()) {
     pthread_kill(waiter.native_handle(), SIGTERM);  // a stop that did not come from a signal
     waiter.join();
