@@ -319,6 +319,11 @@ void add_plan(CLI::App& app, Action& action) {
   cmd->add_option("--threads", o->threads, "Worker threads (0 = one per core); results do not depend on it")
       ->capture_default_str();
   cmd->add_flag("--progress", o->progress, "Draw the progress line even when stderr is not a terminal");
+  auto* fleet = "Across GPU types (--gpu h100,b200,gb200 or all; needs --tokens)";
+  cmd->add_option("--deadline", o->deadline, "Latest finish: 30d, 12h, 2w")->group(fleet);
+  cmd->add_option("--budget", o->budget, "Most USD to spend: 2e6, 2M, 500k")->group(fleet);
+  cmd->add_option("--price", o->price, "USD per GPU-hour over the catalog's: gb200=6.5,h100=7")->group(fleet);
+  cmd->add_option("--gpus-available", o->gpus_available, "GPUs on hand per type: h100=512,b200=256")->group(fleet);
   cmd->footer(
       "Examples:\n"
       "  recipebook plan --model llama3-70b --gpu gb300 --gpus 64 --seq 8192 --gbs 512 --top 10\n"
@@ -326,8 +331,10 @@ void add_plan(CLI::App& app, Action& action) {
       "  recipebook plan --model Qwen3-30B-A3B --gpu h100 --gpus 8..64 --gbs 512 --objective cost\n"
       "  recipebook plan --model ./config.json --gpu b200 --gpus 48 --tp 2 --gbs 128 --json\n"
       "  recipebook plan --recipe llama3_8b_pretrain_8gpu_h100_bf16_config --top 3\n"
+      "  recipebook plan --model llama3-70b --gpu h100,b200,gb200 --gpus 64..256 --gbs 512 --tokens 1T --price gb200=6.5 --objective cost\n"
       "Exit codes: 0 layouts found, 1 nothing fits (the closest layouts and what would fit are printed), 2 usage.");
-  cmd->callback([o, &action] {
+  cmd->callback([o, cmd, &action] {
+    o->threads_given = cmd->count("--threads") > 0;
     action = [o](const Context& ctx) { return rb::cli::run_plan(*o, ctx); };
   });
 }
