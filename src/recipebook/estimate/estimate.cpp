@@ -44,7 +44,8 @@ double prepared_flops_per_token(const PreparedModel& pm, int64_t seq, int tp, Mo
 
 namespace {
 
-InvalidReason check(const PreparedModel& pm, const Hardware& hw, const Workload& w, const Cluster& c, const Layout& l) {
+// The model and the GPU (the part of check() that differs between GPU types).
+InvalidReason check_gpu(const PreparedModel& pm, const Hardware& hw, const Layout& l) {
   const Model& m = pm.model;
   if (!m.has_architecture || m.layers.empty() || m.hidden <= 0 || m.vocab <= 0 || pm.prefix.size() != m.layers.size() + 1)
     return InvalidReason::kNoArchitecture;
@@ -52,6 +53,12 @@ InvalidReason check(const PreparedModel& pm, const Hardware& hw, const Workload&
       hw.nvlink_bytes_per_s <= 0 || hw.scaleout_bytes_per_s <= 0)
     return InvalidReason::kNoHardwareSpecs;
   if (hw.peak_flops_per_s(l.precision) <= 0) return InvalidReason::kPrecisionUnsupported;
+  return InvalidReason::kNone;
+}
+
+// The layout against the model and the GPU count.
+InvalidReason check_layout(const PreparedModel& pm, const Workload& w, const Cluster& c, const Layout& l) {
+  const Model& m = pm.model;
   if (l.tp < 1 || l.pp < 1 || l.vp < 1 || l.cp < 1 || l.ep < 1 || l.etp < 1 || l.dp < 1 || l.mbs < 1 ||
       l.recompute_layers < 1)
     return InvalidReason::kZeroDegree;
@@ -72,26 +79,50 @@ InvalidReason check(const PreparedModel& pm, const Hardware& hw, const Workload&
 
 }  // namespace
 
-Estimate estimate(const PreparedModel& pm, const Hardware& hw, const Workload& work, const Cluster& cluster,
-                  const Layout& layout) {
-  Estimate e;
-  e.reason = check(pm, hw, work, cluster, layout);
-  if (e.reason != InvalidReason::kNone) return e;
-  const StagePlan plan = plan_stages(pm.num_layers, layout);
-  if (!plan.ok) {
-    e.reason = InvalidReason::kStages;
-    return e;
+LayoutMemory layout_memory(const PreparedModel& pm, const Workload& work, const Cluster& cluster, const Layout& layout,
+                           const Hardware& hw) {
+  LayoutMemory lm;
+  lm.reason = check_layout(pm, work, cluster, layout);
+  if (lm.reason != InvalidReason::kNone) return lm;
+  lm.plan = plan_stages(pm.num_layers, layout);
+  if (!lm.plan.ok) {
+    lm.reason = InvalidReason::kStages;
+    return lm;
   }
-  e.microbatches = static_cast<int>(work.gbs / (static_cast<int64_t>(layout.mbs) * layout.dp));
-
+  lm.microbatches = static_cast<int>(work.gbs / (static_cast<int64_t>(layout.mbs) * layout.dp));
   MemoryInputs mi;
   mi.model = &pm;
   mi.hw = &hw;
   mi.mode = work.mode;
   mi.seq = work.seq;
   mi.lora_rank = work.lora_rank;
-  mi.microbatches = e.microbatches;
-  e.memory = memory_report(mi, layout, plan);
+  mi.microbatches = lm.microbatches;
+  lm.memory = memory_report(mi, layout, lm.plan);
+  return lm;
+}
+
+Estimate estimate(const PreparedModel& pm, const Hardware& hw, const Workload& work, const Cluster& cluster,
+                  const Layout& layout) {
+  Estimate e;
+  e.reason = check_gpu(pm, hw, layout);
+  if (e.reason != InvalidReason::kNone) return e;
+  return estimate(pm, hw, work, cluster, layout, layout_memory(pm, work, cluster, layout, hw));
+}
+
+Estimate estimate(const PreparedModel& pm, const Hardware& hw, const Workload& work, const Cluster& cluster,
+                  const Layout& layout, const LayoutMemory& lm) {
+  Estimate e;
+  e.reason = check_gpu(pm, hw, layout);
+  if (e.reason == InvalidReason::kNone) e.reason = lm.reason;
+  if (e.reason != InvalidReason::kNone) return e;
+  const StagePlan& plan = lm.plan;
+  e.microbatches = lm.microbatches;
+  e.memory = lm.memory;
+  // The memory is this GPU's but for the capacity and the headroom (memory.cpp rank_memory).
+  MemoryBreakdown& worst = e.memory.worst;
+  worst.capacity_bytes = hw.memory_bytes;
+  worst.required_headroom_bytes = hw.headroom_bytes();
+  worst.fits = worst.peak_bytes <= worst.capacity_bytes - worst.required_headroom_bytes;
 
   TimeInputs ti;
   ti.model = &pm;

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "recipebook/rules/prepared.hpp"
+#include "recipebook/search/fleet_walk.hpp"
 
 namespace rb {
 namespace {
@@ -117,7 +118,7 @@ Result<FleetResult> plan_fleet(const PreparedModel& model, const std::vector<Fle
     requests.push_back(std::move(r));
   }
 
-  auto results = plan_many(inputs, requests, req.plan.threads, progress);
+  auto results = plan_joined(inputs, requests, req.plan.threads, progress);
   if (!results) return tl::unexpected(results.error());
 
   out.counts.resize(gpus.size());
