@@ -180,7 +180,9 @@ Result<cli::PlanOptions> plan_options_from_json(const nlohmann::json& body, cons
       {"cp", &o.cp},               {"ep", &o.ep},             {"etp", &o.etp},         {"dp", &o.dp},
       {"mbs", &o.mbs},             {"max_mbs", &o.max_mbs},   {"fsdp", &o.fsdp},       {"recompute", &o.recompute},
       {"dispatcher", &o.dispatcher}, {"objective", &o.objective}, {"tokens", &o.tokens}, {"top", &o.top},
-      {"headroom", &o.headroom}};
+      {"headroom", &o.headroom},
+      // Across GPU types ("gpu": "h100,b200,gb200"): cmd_plan_fleet.hpp.
+      {"deadline", &o.deadline},   {"budget", &o.budget},     {"price", &o.price},     {"gpus_available", &o.gpus_available}};
   if (auto e = read_fields(body, fields)) return tl::unexpected(*e);
   if (auto e = no_path("model", o.model)) return tl::unexpected(*e);
   if (auto e = check_plan_limits(o, limits)) return tl::unexpected(*e);
