@@ -96,8 +96,10 @@ Result<std::vector<FleetGpu>> fleet_gpus(const PlanOptions& o, const Catalog& ca
 
 }  // namespace
 
+bool is_fleet_gpu_list(const std::string& gpu) { return gpu.find(',') != std::string::npos || to_lower(gpu) == "all"; }
+
 bool is_fleet_request(const PlanOptions& o) {
-  return o.gpu.find(',') != std::string::npos || to_lower(o.gpu) == "all" || !o.deadline.empty() ||
+  return is_fleet_gpu_list(o.gpu) || !o.deadline.empty() ||
          !o.budget.empty() || !o.price.empty() || !o.gpus_available.empty();
 }
 

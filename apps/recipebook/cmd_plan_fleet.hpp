@@ -9,6 +9,7 @@
 #include <string>
 
 #include "recipebook/cmd_plan.hpp"
+#include "recipebook/cmd_recommend.hpp"
 #include "recipebook/emit/catalog_json.hpp"
 #include "recipebook/search/fleet.hpp"
 
@@ -23,6 +24,15 @@ namespace rb::cli {
 bool is_fleet_request(const PlanOptions& o);
 
 int run_plan_fleet(const PlanOptions& o, const Context& ctx, const Catalog& catalog);
+
+// Whether a --gpu value names several types ("h100,b200") or `all`.
+bool is_fleet_gpu_list(const std::string& gpu);
+
+// `recommend` with several --gpu types (cmd_recommend_fleet.cpp): the plan across them for the
+// token budget (objective cost where a type has a price, else time), and the type and count it
+// recommends with the reason. The sequence and global batch default to the catalog recipe that
+// matches the model on the first type best.
+int run_recommend_fleet(const RecommendOptions& o, const Context& ctx, const Catalog& catalog);
 
 // What the flags resolve to, for the plan and for `recommend` across types.
 struct FleetSetup {

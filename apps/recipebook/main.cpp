@@ -344,9 +344,10 @@ void add_recommend(CLI::App& app, Action& action) {
   auto o = std::make_shared<rb::cli::RecommendOptions>();
   cmd->add_option("--model", o->model, "Catalog name, alias, Hugging Face id, or path to a config.json")->required();
   cmd->add_option("--gpu", o->gpu, "GPU type: h100, b200, gb300, ...")->required();
-  cmd->add_option("--gpus", o->gpus, "GPU count")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("--gpus", o->gpus, "GPU count (required for one --gpu type)")->check(CLI::PositiveNumber);
   cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (default: the GPU's node)");
-  cmd->add_option("--mode", o->mode, "pretrain | sft | peft")->required();
+  cmd->add_option("--mode", o->mode, "pretrain | sft | peft (required for one --gpu type)");
+  cmd->add_option("--tokens", o->tokens, "With several --gpu types (h100,b200): the training budget the type and count are chosen for");
   cmd->add_option("--seq", o->seq, "Sequence length (default: the recipe's)");
   cmd->add_option("--gbs", o->gbs, "Global batch (default: the recipe's)");
   cmd->add_option("--precision", o->precision, "Precision (default: the recipe's)");
@@ -363,6 +364,7 @@ void add_recommend(CLI::App& app, Action& action) {
       "  recipebook recommend --model llama3-70b --gpu h100 --gpus 64 --mode pretrain\n"
       "  recipebook recommend --model Llama-3-8B --gpu h100 --gpus 1 --mode peft\n"
       "  recipebook recommend --model ./config.json --gpu b200 --gpus 8 --mode sft --json\n"
+      "  recipebook recommend --model llama3-70b --gpu h100,b200 --gpus 64 --tokens 1T\n"
       "Exit codes: 0 a recommendation that fits (or a model that cannot be sized, said so), 1 the resized layout\n"
       "does not fit or a rule rejects it, 2 usage or input errors.");
   cmd->callback([o, &action] {

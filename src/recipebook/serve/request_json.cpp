@@ -196,7 +196,7 @@ Result<cli::RecommendOptions> recommend_options_from_json(const nlohmann::json& 
                                   {"gpus_per_node", &o.gpus_per_node}, {"mode", &o.mode}, {"seq", &o.seq},
                                   {"gbs", &o.gbs},         {"precision", &o.precision}, {"dataset", &o.dataset},
                                   {"alternatives", &o.alternatives}, {"compare", &o.compare},
-                                  {"headroom", &o.headroom}};
+                                  {"headroom", &o.headroom}, {"tokens", &o.tokens}};
   if (auto e = read_fields(body, fields)) return tl::unexpected(*e);
   if (auto e = no_path("model", o.model)) return tl::unexpected(*e);
   if (o.alternatives < 0 || o.alternatives > 20)
