@@ -77,6 +77,25 @@ InvalidReason check_layout(const PreparedModel& pm, const Workload& w, const Clu
   return InvalidReason::kNone;
 }
 
+MemoryInputs memory_inputs(const PreparedModel& pm, const Hardware& hw, const Workload& work, int microbatches) {
+  MemoryInputs mi;
+  mi.model = &pm;
+  mi.hw = &hw;
+  mi.mode = work.mode;
+  mi.seq = work.seq;
+  mi.lora_rank = work.lora_rank;
+  mi.microbatches = microbatches;
+  return mi;
+}
+
+int microbatches_of(const Workload& work, const Layout& layout) {
+  return static_cast<int>(work.gbs / (static_cast<int64_t>(layout.mbs) * layout.dp));
+}
+
+// The time and the figures derived from it, once e.memory and e.microbatches are set.
+void finish_estimate(Estimate& e, const PreparedModel& pm, const Hardware& hw, const Workload& work,
+                     const Cluster& cluster, const Layout& layout, const StagePlan& plan);
+
 }  // namespace
 
 LayoutMemory layout_memory(const PreparedModel& pm, const Workload& work, const Cluster& cluster, const Layout& layout,
@@ -89,15 +108,8 @@ LayoutMemory layout_memory(const PreparedModel& pm, const Workload& work, const 
     lm.reason = InvalidReason::kStages;
     return lm;
   }
-  lm.microbatches = static_cast<int>(work.gbs / (static_cast<int64_t>(layout.mbs) * layout.dp));
-  MemoryInputs mi;
-  mi.model = &pm;
-  mi.hw = &hw;
-  mi.mode = work.mode;
-  mi.seq = work.seq;
-  mi.lora_rank = work.lora_rank;
-  mi.microbatches = lm.microbatches;
-  lm.memory = memory_report(mi, layout, lm.plan);
+  lm.microbatches = microbatches_of(work, layout);
+  lm.memory = memory_report(memory_inputs(pm, hw, work, lm.microbatches), layout, lm.plan);
   return lm;
 }
 
@@ -105,8 +117,17 @@ Estimate estimate(const PreparedModel& pm, const Hardware& hw, const Workload& w
                   const Layout& layout) {
   Estimate e;
   e.reason = check_gpu(pm, hw, layout);
+  if (e.reason == InvalidReason::kNone) e.reason = check_layout(pm, work, cluster, layout);
   if (e.reason != InvalidReason::kNone) return e;
-  return estimate(pm, hw, work, cluster, layout, layout_memory(pm, work, cluster, layout, hw));
+  const StagePlan plan = plan_stages(pm.num_layers, layout);
+  if (!plan.ok) {
+    e.reason = InvalidReason::kStages;
+    return e;
+  }
+  e.microbatches = microbatches_of(work, layout);
+  e.memory = memory_report(memory_inputs(pm, hw, work, e.microbatches), layout, plan);
+  finish_estimate(e, pm, hw, work, cluster, layout, plan);
+  return e;
 }
 
 Estimate estimate(const PreparedModel& pm, const Hardware& hw, const Workload& work, const Cluster& cluster,
@@ -115,7 +136,6 @@ Estimate estimate(const PreparedModel& pm, const Hardware& hw, const Workload& w
   e.reason = check_gpu(pm, hw, layout);
   if (e.reason == InvalidReason::kNone) e.reason = lm.reason;
   if (e.reason != InvalidReason::kNone) return e;
-  const StagePlan& plan = lm.plan;
   e.microbatches = lm.microbatches;
   e.memory = lm.memory;
   // The memory is this GPU's but for the capacity and the headroom (memory.cpp rank_memory).
@@ -123,7 +143,14 @@ Estimate estimate(const PreparedModel& pm, const Hardware& hw, const Workload& w
   worst.capacity_bytes = hw.memory_bytes;
   worst.required_headroom_bytes = hw.headroom_bytes();
   worst.fits = worst.peak_bytes <= worst.capacity_bytes - worst.required_headroom_bytes;
+  finish_estimate(e, pm, hw, work, cluster, layout, lm.plan);
+  return e;
+}
 
+namespace {
+
+void finish_estimate(Estimate& e, const PreparedModel& pm, const Hardware& hw, const Workload& work,
+                     const Cluster& cluster, const Layout& layout, const StagePlan& plan) {
   TimeInputs ti;
   ti.model = &pm;
   ti.hw = &hw;
@@ -139,7 +166,7 @@ Estimate estimate(const PreparedModel& pm, const Hardware& hw, const Workload& w
   e.step_time_s = e.time.step_time_s;
   if (!(e.step_time_s > 0) || !std::isfinite(e.step_time_s)) {
     e.reason = InvalidReason::kNoHardwareSpecs;
-    return e;
+    return;
   }
   e.tokens_per_s_per_gpu = e.tokens_per_step / e.step_time_s / world;
   e.model_flops_per_token = prepared_flops_per_token(pm, work.seq, layout.tp, work.mode);
@@ -154,7 +181,7 @@ Estimate estimate(const PreparedModel& pm, const Hardware& hw, const Workload& w
     e.days = e.gpu_hours / world / 24.0;
   }
   e.valid = true;
-  return e;
 }
 
+}  // namespace
 }  // namespace rb
