@@ -80,7 +80,7 @@ TEST(ServeApi, PlanBodyIsTheCliJson) {
 }
 
 TEST(ServeApi, PlanAcrossGpuTypesTakesTheFleetKeys) {
-  const auto r = post("plan", R"({"model":"llama3-8b","gpu":"h100,b200,gb200","gpus":"8,16","gbs":64,"max_mbs":2,
+  const auto r = post("plan", R"({"model":"llama3-8b","gpu":["h100","b200","gb200"],"gpus":"8,16","gbs":64,"max_mbs":2,
                                   "tokens":"100B","objective":"cost","deadline":"30d","budget":1e6,
                                   "price":"gb200=6.5","gpus_available":"b200=8"})");
   ASSERT_EQ(r.status, 200) << r.body;

@@ -171,8 +171,18 @@ Result<cli::EstimateOptions> estimate_options_from_json(const nlohmann::json& bo
   return o;
 }
 
-Result<cli::PlanOptions> plan_options_from_json(const nlohmann::json& body, const PlanLimits& limits, int threads) {
+Result<cli::PlanOptions> plan_options_from_json(const nlohmann::json& given, const PlanLimits& limits, int threads) {
   cli::PlanOptions o;
+  // "gpu": ["h100", "b200"] is the plan across GPU types, as "gpu": "h100,b200" is.
+  nlohmann::json body = given;
+  if (body.is_object() && body.contains("gpu") && body["gpu"].is_array()) {
+    std::string list;
+    for (const auto& g : body["gpu"]) {
+      if (!g.is_string()) return tl::unexpected(type_error("gpu", "a string or an array of strings", g));
+      list += (list.empty() ? "" : ",") + g.get<std::string>();
+    }
+    body["gpu"] = list;
+  }
   const std::vector<Field> fields{
       {"model", &o.model},         {"gpu", &o.gpu},           {"gpus", &o.gpus},       {"gpus_per_node", &o.gpus_per_node},
       {"mode", &o.mode},           {"seq", &o.seq},           {"gbs", &o.gbs},         {"lora_rank", &o.lora_rank},
