@@ -10,6 +10,7 @@
 #include "cli_support.hpp"
 #include "recipebook/catalog/catalog.hpp"
 #include "recipebook/cmd_plan.hpp"
+#include "recipebook/cmd_recommend.hpp"
 
 namespace rb::cli {
 namespace {
@@ -102,6 +103,48 @@ TEST(PlanFleetCli, UsageErrorsExitTwo) {
     EXPECT_EQ(r.rc, 2) << r.out << r.err;
     EXPECT_FALSE(r.err.empty());
   }
+}
+
+Out recommend(const RecommendOptions& o, bool json) {
+  return test::run_cli([&](const Context& ctx) { return run_recommend(o, ctx, test::builtin_catalog()); }, json);
+}
+
+TEST(RecommendFleetCli, NamesTheTypeAndCountWithItsReason) {
+  RecommendOptions o;
+  o.model = "llama3-8b";
+  o.gpu = "h100,b200";
+  o.gpus = 8;
+  o.gbs = 128;
+  o.seq = 4096;
+  o.tokens = "100B";
+  o.threads = 2;
+  const Out r = recommend(o, true);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const Json j = Json::parse(r.out);
+  ASSERT_TRUE(j["recommendation"].is_object());
+  EXPECT_EQ(j["recommendation"]["gpus"], 8);
+  EXPECT_FALSE(j["reason"].get<std::string>().empty());
+  ASSERT_EQ(j["best_per_type"].size(), 2u);
+  const std::string gpu = j["recommendation"]["gpu"];
+  for (const Json& t : j["best_per_type"])  // objective cost: both have a price
+    EXPECT_LE(j["recommendation"]["usd"].get<double>(), t["usd"].get<double>()) << t["gpu"] << " vs " << gpu;
+  EXPECT_EQ(j["plan"]["objective"], "cost");
+}
+
+TEST(RecommendFleetCli, OneTypeStillNeedsGpusAndMode) {
+  RecommendOptions o;
+  o.model = "llama3-8b";
+  o.gpu = "h100";
+  o.mode = "pretrain";
+  const Out r = recommend(o, false);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("--gpus is required"), std::string::npos) << r.err;
+  RecommendOptions m = o;
+  m.gpus = 8;
+  m.mode.clear();
+  const Out s = recommend(m, false);
+  EXPECT_EQ(s.rc, 2);
+  EXPECT_NE(s.err.find("--mode is required"), std::string::npos) << s.err;
 }
 
 }  // namespace
