@@ -151,6 +151,17 @@ TEST(ServeApi, PlanBodyTakesTheFieldsPlanFixes) {
   const auto bad = post("plan", R"({"model":"llama3-8b","gpu":"h100","gpus":8,"gbs":64,"cuda_graph":3})");
   EXPECT_EQ(bad.status, 400) << bad.body;
   EXPECT_NE(first_error(bad)["message"].get<std::string>().find("cuda_graph"), std::string::npos) << bad.body;
+TEST(ServeApi, PlanAcrossGpuTypesTakesTheFleetKeys) {
+  const auto r = post("plan", R"({"model":"llama3-8b","gpu":["h100","b200","gb200"],"gpus":"8,16","gbs":64,"max_mbs":2,
+                                  "tokens":"100B","objective":"cost","deadline":"30d","budget":1e6,
+                                  "price":"gb200=6.5","gpus_available":"b200=8"})");
+  ASSERT_EQ(r.status, 200) << r.body;
+  const Json j = Json::parse(r.body);
+  EXPECT_EQ(j["gpu_types"].size(), 3u);
+  EXPECT_EQ(j["deadline_days"], 30.0);
+  EXPECT_EQ(j["budget_usd"], 1e6);
+  EXPECT_EQ(j["gpu_types"][2]["usd_per_gpu_hour"], 6.5);
+  EXPECT_TRUE(j["answer"].is_object());
 }
 
 TEST(ServeApi, ARuleRejectionIsAnAnswerWithExitCodeOne) {

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "recipebook/catalog_access.hpp"
+#include "recipebook/cmd_plan_fleet.hpp"
 #include "recipebook/cmd_plan_output.hpp"
 #include "recipebook/cmd_plan_recipe.hpp"
 #include "recipebook/core/strings.hpp"
@@ -289,6 +290,15 @@ std::string flag_of(const std::string& field) {
 
 }  // namespace
 
+Result<PlanRequest> make_plan_request(const PlanOptions& opts, const Model& model, const Hardware& hw) {
+  return make_request(opts, model, hw);
+}
+
+void with_progress_line(const Context& ctx, bool forced, const std::function<void(const ProgressFn&)>& search) {
+  ProgressLine line(ctx, forced);
+  search([&](const PlanProgress& p) { line.update(p); });
+}
+
 int run_plan(const PlanOptions& o, const Context& ctx) {
   if (o.model.empty() && o.recipe.empty())
     return report(ctx, usage("--model", "give the model: a catalog name, Hugging Face id or config.json path"));
@@ -299,6 +309,7 @@ int run_plan(const PlanOptions& o, const Context& ctx) {
 }
 
 int run_plan(const PlanOptions& given, const Context& ctx, const Catalog& catalog) {
+  if (is_fleet_request(given)) return run_plan_fleet(given, ctx, catalog);
   PlanOptions o = given;
   std::optional<Setup> recipe;  // --recipe: its setup, whose layout is ranked below
   if (!o.recipe.empty()) {

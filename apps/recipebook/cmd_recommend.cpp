@@ -15,6 +15,7 @@
 #include "recipebook/catalog/record_check.hpp"
 #include "recipebook/catalog/record_facts.hpp"
 #include "recipebook/catalog_access.hpp"
+#include "recipebook/cmd_plan_fleet.hpp"
 #include "recipebook/cmd_recommend_internal.hpp"
 #include "recipebook/core/strings.hpp"
 #include "recipebook/core/units.hpp"
@@ -215,6 +216,12 @@ int run_recommend(const RecommendOptions& opts, const Context& ctx) {
 }
 
 int run_recommend(const RecommendOptions& opts, const Context& ctx, const Catalog& catalog) {
+  if (is_fleet_gpu_list(opts.gpu)) return run_recommend_fleet(opts, ctx, catalog);
+  // One GPU type: --gpus and --mode are required (CLI11's words: they are optional for several types).
+  for (const auto& [flag, missing] : {std::pair{"--gpus", opts.gpus == 0}, std::pair{"--mode", opts.mode.empty()}})
+    if (missing)
+      return report_errors(ctx, {Error{std::string(flag) + " is required", {}, "run 'recipebook --help' or 'recipebook <command> --help'", "RB-USAGE"}},
+                           kExitUsage);
   Recommendation r;
   r.options = opts;
   auto mode = parse_mode(opts.mode);

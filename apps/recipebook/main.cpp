@@ -300,6 +300,11 @@ void add_plan(CLI::App& app, Action& action) {
       ->capture_default_str();
   cmd->add_flag("--progress", o->progress, "Draw the progress line even when stderr is not a terminal");
   add_layout_options(cmd, o->layout, "Fixed features (default: the search's)", /*plan_fixed=*/true);
+  auto* fleet = "Across GPU types (--gpu h100,b200,gb200 or all; needs --tokens)";
+  cmd->add_option("--deadline", o->deadline, "Latest finish: 30d, 12h, 2w")->group(fleet);
+  cmd->add_option("--budget", o->budget, "Most USD to spend: 2e6, 2M, 500k")->group(fleet);
+  cmd->add_option("--price", o->price, "USD per GPU-hour over the catalog's: gb200=6.5,h100=7")->group(fleet);
+  cmd->add_option("--gpus-available", o->gpus_available, "GPUs on hand per type: h100=512,b200=256")->group(fleet);
   cmd->footer(
       "Examples:\n"
       "  recipebook plan --model llama3-70b --gpu gb300 --gpus 64 --seq 8192 --gbs 512 --top 10\n"
@@ -308,8 +313,10 @@ void add_plan(CLI::App& app, Action& action) {
       "  recipebook plan --model ./config.json --gpu b200 --gpus 48 --tp 2 --gbs 128 --json\n"
       "  recipebook plan --recipe llama3_8b_pretrain_8gpu_h100_bf16_config --top 3\n"
       "  recipebook plan --model Qwen3-30B-A3B --gpu h100 --gpus 16 --gbs 256 --cuda-graph te --ep-a2a-overlap\n"
+      "  recipebook plan --model llama3-70b --gpu h100,b200,gb200 --gpus 64..256 --gbs 512 --tokens 1T --price gb200=6.5 --objective cost\n"
       "Exit codes: 0 layouts found, 1 nothing fits (the closest layouts and what would fit are printed), 2 usage.");
-  cmd->callback([o, &action] {
+  cmd->callback([o, cmd, &action] {
+    o->threads_given = cmd->count("--threads") > 0;
     action = [o](const Context& ctx) { return rb::cli::run_plan(*o, ctx); };
   });
 }
@@ -319,9 +326,10 @@ void add_recommend(CLI::App& app, Action& action) {
   auto o = std::make_shared<rb::cli::RecommendOptions>();
   cmd->add_option("--model", o->model, "Catalog name, alias, Hugging Face id, or path to a config.json")->required();
   cmd->add_option("--gpu", o->gpu, "GPU type: h100, b200, gb300, ...")->required();
-  cmd->add_option("--gpus", o->gpus, "GPU count")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("--gpus", o->gpus, "GPU count (required for one --gpu type)")->check(CLI::PositiveNumber);
   cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (default: the GPU's node)");
-  cmd->add_option("--mode", o->mode, "pretrain | sft | peft")->required();
+  cmd->add_option("--mode", o->mode, "pretrain | sft | peft (required for one --gpu type)");
+  cmd->add_option("--tokens", o->tokens, "With several --gpu types (h100,b200): the training budget the type and count are chosen for");
   cmd->add_option("--seq", o->seq, "Sequence length (default: the recipe's)");
   cmd->add_option("--gbs", o->gbs, "Global batch (default: the recipe's)");
   cmd->add_option("--precision", o->precision, "Precision (default: the recipe's)");
@@ -338,6 +346,7 @@ void add_recommend(CLI::App& app, Action& action) {
       "  recipebook recommend --model llama3-70b --gpu h100 --gpus 64 --mode pretrain\n"
       "  recipebook recommend --model Llama-3-8B --gpu h100 --gpus 1 --mode peft\n"
       "  recipebook recommend --model ./config.json --gpu b200 --gpus 8 --mode sft --json\n"
+      "  recipebook recommend --model llama3-70b --gpu h100,b200 --gpus 64 --tokens 1T\n"
       "Exit codes: 0 a recommendation that fits (or a model that cannot be sized, said so), 1 the resized layout\n"
       "does not fit or a rule rejects it, 2 usage or input errors.");
   cmd->callback([o, &action] {

@@ -87,6 +87,7 @@ struct PlanRequest {
   int top_k = 5;
   int threads = 1;  // worker threads; the result does not depend on it
   StopAt stop_at = StopAt::kNever;
+  bool best_only = false;  // keep only the best layout of each count (no top, Pareto or closest list)
 };
 
 // GPU counts for a range lo..hi: every power of two in it, plus whole nodes: every multiple of the

@@ -11,7 +11,7 @@ SearchSetup::SearchSetup(const PlanInputs& in_, const PlanRequest& req_)
       gpus_per_node(req_.gpus_per_node > 0 ? req_.gpus_per_node : in_.hardware->gpus_per_node) {}
 
 Walker::Walker(const SearchSetup& s)
-    : s_(s), col_(s.req.top_k, s.axis, static_cast<int>(s.req.gpu_counts.size())), l_(s.req.fixed.base) {}
+    : s_(s), col_(s.req.top_k, s.axis, static_cast<int>(s.req.gpu_counts.size()), s.req.best_only), l_(s.req.fixed.base) {}
 
 int Walker::fail(SearchDim d) const {
   return first_failing(s_.levels, d, *s_.in.rules, s_.req.workload, c_, l_, s_.facts);
