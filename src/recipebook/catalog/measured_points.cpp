@@ -21,7 +21,14 @@ std::optional<MeasuredRun> measured_run(const Recipe& rec, const Measurement& m,
   const int recipe_pp = l.pp;
   l.pp = pick(m.pp, l.pp);
   l.cp = pick(m.cp, l.cp);
+  const int recipe_vp = l.vp;
   l.vp = m.vp > 0 ? m.vp : (l.pp == recipe_pp ? l.vp : 1);
+  // The recipe's split (stage counts or explicit layout) belongs to its own PP and VP, as for
+  // apply_layout_flags: another measured pipeline is modelled below.
+  if (l.pp != recipe_pp || l.vp != recipe_vp) {
+    l.first_stage_layers = l.last_stage_layers = 0;
+    l.pipeline_layout.clear();
+  }
   l.ep = pick(m.ep, l.ep);
   if (m.etp > 0)
     l.etp = m.etp;

@@ -64,6 +64,14 @@ TEST(MeasuredPoints, RunsAreModelledAsEstimateRecipeModelsThem) {
   const Layout again = modelled_layout(model->num_layers(), run->layout);
   EXPECT_EQ(again.first_stage_layers, run->layout.first_stage_layers);
   EXPECT_EQ(again.vp, run->layout.vp);
+  // A recipe's explicit layout is its own PP's: a measurement at another PP drops it.
+  auto stages = parse_pipeline_layout("Et*8|(t*8|)*6t*5mL");
+  ASSERT_TRUE(stages);
+  rec.layout.pipeline_layout = *stages;
+  auto other = measured_run(rec, m, *model);
+  ASSERT_TRUE(other);
+  EXPECT_TRUE(other->layout.pipeline_layout.empty());
+  EXPECT_GT(other->layout.first_stage_layers, 0);
 
   // Every calibration point is a modelled layout, and some needed the split.
   const MeasuredPoints mp = measured_points(*cat, /*neutral_efficiency=*/true);
