@@ -900,6 +900,45 @@ LAYOUT_HELPERS = {
         (16, 1): _KIMI_K2_16, (8, 2): _KIMI_K2_16, (4, 4): _KIMI_K2_16, (2, 8): _KIMI_K2_16,
     },
 }
+# Layout helpers the recipes call with the model config, which pick the layout from its PP and VP:
+# helper name -> (PP, VP, MTP layers) -> layout string, or None where the helper sets none.
+# Megatron-Bridge recipes/deepseek/h100/deepseek_v3.py set_deepseek_v3_pipeline_model_parallel_layout
+# (mtp_standalone False) -> _get_deepseek_v3_pipeline_layout: 61 decoder layers, the MTP layers and the
+# loss on the last stage; a (PP, VP) outside its map raises, caught, and no layout is set.
+def _deepseek_v3_layout(pp, vp, mtp):
+    tail = "m" * mtp + "L"
+    return {
+        (4, 1): "Et*16|t*16|t*16|t*13" + tail,
+        (8, 1): "Et*8|(t*8|)*6t*5" + tail, (4, 2): "Et*8|(t*8|)*6t*5" + tail,
+        (16, 1): "Et*4|(t*4|)*14t" + tail, (8, 2): "Et*4|(t*4|)*14t" + tail, (4, 4): "Et*4|(t*4|)*14t" + tail,
+    }.get((pp, vp))
+
+
+MODEL_CONFIG_LAYOUT_HELPERS = {
+    "set_deepseek_v3_pipeline_model_parallel_layout": _deepseek_v3_layout,
+}
+# Recipes that pass the helper an explicit layout (its `layout` argument wins over the map), as the
+# perf recipes spell it, by (source file, recipe): Megatron-Bridge perf_recipes/deepseek/*/deepseek_v3.py.
+HELPER_CALL_LAYOUTS = {
+    ("perf_recipes/deepseek/gb200/deepseek_v3.py", "deepseek_v3_pretrain_256gpu_gb200_fp8mx_partial_cg_dev_config"): "Et*4|(tttt|)*14tmL",
+    ("perf_recipes/deepseek/gb300/deepseek_v3.py", "deepseek_v3_pretrain_256gpu_gb300_bf16_config"): "Et*4|(t*4|)*14tmL",
+    ("perf_recipes/deepseek/gb300/deepseek_v3.py", "deepseek_v3_pretrain_256gpu_gb300_fp8cs_config"): "Et*4|(t*4|)*14tmL",
+    ("perf_recipes/deepseek/gb300/deepseek_v3.py", "deepseek_v3_pretrain_256gpu_gb300_fp8mx_config"): "Et*4|(t*4|)*14tmL",
+    ("perf_recipes/deepseek/gb300/deepseek_v3.py", "deepseek_v3_pretrain_256gpu_gb300_nvfp4_config"): "Et*4|(t*4|)*14tmL",
+    ("perf_recipes/deepseek/gb300/deepseek_v3.py", "deepseek_v3_pretrain_256gpu_gb300_fp8mx_partial_cg_dev_config"): "Et*4|(tttt|)*14tmL",
+    ("perf_recipes/deepseek/h100/deepseek_v3.py", "deepseek_v3_pretrain_1024gpu_h100_bf16_config"): "Et|(tt|)*30mL",
+    ("perf_recipes/deepseek/h100/deepseek_v3.py", "deepseek_v3_pretrain_1024gpu_h100_fp8cs_config"): "Et|(tt|)*30mL",
+    ("perf_recipes/deepseek/h100/deepseek_v3.py", "deepseek_v3_pretrain_64gpu_h100_fp8cs_config"): "Et|(tt|)*30mL",
+}
+
+# Settings the static read records from a helper that the recipe never turns on, by helper.
+# Megatron-Bridge perf_recipes/gpt_oss/common.py _apply_gpt_oss_20b_common_configs sets
+# cpu_offloading_num_layers = 95 but never cpu_offloading = True, and Megatron-Core reads the count
+# only with cpu_offloading on (transformer_config.py __post_init__: "CPU offloading can be done only
+# for layers less than num_layers"): those recipes run without activation offload.
+INERT_HELPER_SETTINGS = {
+    "_apply_gpt_oss_20b_common_configs": ("cpu_offload_layers",),
+}
 STATIC_READ_WIDTH = 80  # the CSV's `other` values are cut at this many characters
 
 
@@ -965,7 +1004,8 @@ def recipe_record(row, model_name, hw_docs):
         features["fsdp"] = True
     if other.get("fsdp_strategy"):
         features["fsdp_strategy"] = other["fsdp_strategy"]
-    if other.get("cpu_offload_layers"):
+    inert = {k for h in other.get("helpers", "").split("|") for k in INERT_HELPER_SETTINGS.get(h, ())}
+    if other.get("cpu_offload_layers") and "cpu_offload_layers" not in inert:
         features["cpu_offload_layers"] = int(other["cpu_offload_layers"])
     if truthy(other.get("fg_offload")):
         features["fine_grained_offload"] = True
@@ -986,6 +1026,10 @@ def recipe_record(row, model_name, hw_docs):
         features["mtp_layers"] = int(other["mtp_layers"])
     pl = other.get("pp_layout")
     layout_helpers = [h for h in other.get("helpers", "").split("|") if "pipeline_model_parallel_layout" in h]
+    helper_fn = MODEL_CONFIG_LAYOUT_HELPERS.get(layout_helpers[0]) if layout_helpers else None
+    helper_layout = HELPER_CALL_LAYOUTS.get((row["source"].split(":")[-1], entry)) if helper_fn else None
+    helper_layout = helper_layout or (helper_fn(int_or_none(row["pp"]) or 1, int_or_none(row["vp"]) or 1,
+                                                int(other.get("mtp_layers") or 0)) if helper_fn else None)
     if pl and not pl.startswith("<") and pl.endswith("L"):
         features["pipeline_layout"] = pl
     elif pl and not pl.startswith("<"):
@@ -994,6 +1038,8 @@ def recipe_record(row, model_name, hw_docs):
             STATIC_READ_WIDTH, pl)
     elif resolve_layout_helper(pl):
         features["pipeline_layout"] = resolve_layout_helper(pl)
+    elif helper_layout:
+        features["pipeline_layout"] = helper_layout
     elif layout_helpers:
         # The recipe sets its pipeline layout in code; the static read has only the helper's name.
         features["pipeline_layout"] = "set in code by %s" % layout_helpers[0]

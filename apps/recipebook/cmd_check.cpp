@@ -151,7 +151,9 @@ class Checker {
       doubts.push_back(std::move(d));
     }
     // Degrees that are neither written nor doubted hold defaults: not a layout to judge.
-    for (const char* deg : {"layout.tp", "layout.pp", "layout.cp", "layout.ep"}) {
+    // (EP only for a MoE model: a dense one has no experts, and `estimate --recipe` reads it as 1.)
+    for (const std::string_view deg : {"layout.tp", "layout.pp", "layout.cp", "layout.ep"}) {
+      if (deg == "layout.ep" && in.model != nullptr && !in.model->is_moe()) continue;
       const bool doubted = std::find(unknown.begin(), unknown.end(), deg) != unknown.end();
       if (!recipe.layout_known && !doubted && node_at(tree, deg) == nullptr) return {};
     }

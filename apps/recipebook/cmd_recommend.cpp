@@ -180,7 +180,7 @@ void attach_measurement(Recommendation& r, const Catalog& catalog, const Prepare
     r.measured_note = "the recipe's measurements are of " + (r.setup.model ? r.setup.model->name : rec.model) + ", not shown";
     return;
   }
-  auto run = measured_run(rec, *best);
+  auto run = measured_run(rec, *best, r.model);
   if (!run) return;
   Recommendation::Measured out{*best, *run, 0};
   auto hw = catalog.find_hardware(best->gpu.empty() ? rec.gpu : best->gpu);
