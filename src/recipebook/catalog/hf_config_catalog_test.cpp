@@ -148,6 +148,9 @@ TEST(HfCatalogConfig, SizedModelsMatchTheirPublishedFigures) {
       {"Qwen2.5-VL-7B", 7.61e9, false,
        "its language model is the Qwen2.5-7B shape (hidden 3584, 28 layers, ffn 18944, vocab 152064, untied): "
        "the Qwen/Qwen2.5-7B model card, Number of Parameters 7.61B"},
+      {"Qwen2.5-VL-3B", 3.09e9, false,
+       "its language model is the Qwen2.5-3B shape (hidden 2048, 36 layers, ffn 11008, 16/2 heads, tied, vocab "
+       "151936): the Qwen/Qwen2.5-3B model card, Number of Parameters 3.09B"},
       {"EXAONE-4.5-33B", 30.95e9, true,
        "its text layers are the EXAONE 4.0 32B stack (64 layers, hidden 5120, 40/8 heads, ffn 27392): the "
        "LGAI-EXAONE/EXAONE-4.0-32B model card, Number of Parameters (without embeddings) 30.95B"},
