@@ -5,6 +5,7 @@
 
 #include "recipebook/estimate/flops.hpp"
 #include "recipebook/estimate/params.hpp"
+#include "recipebook/rules/prepared.hpp"
 
 namespace rb {
 namespace {
@@ -49,6 +50,14 @@ TEST(LatentMoe, FlopsRunTheExpertsAtTheLatentWidth) {
   EXPECT_DOUBLE_EQ(f.expert, 2.0 * 16 * 32 * 2 * 2.0 + 4.0 * 64 * 16);
   const Model plain = one_moe_layer(0);
   EXPECT_DOUBLE_EQ(layer_forward_flops(plain, plain.layers[0], 4096, 4096, true).expert, 2.0 * 64 * 32 * 2 * 2.0);
+}
+
+// The rules' expert-state figure (RB-EP-TOO-LOW and the EP choices) counts the latent-wide experts too:
+// it was four times too large for Nemotron 3 Super (hidden 4096, latent 1024).
+TEST(LatentMoe, RulesCountTheLatentWideExperts) {
+  const Model m = one_moe_layer(16);
+  EXPECT_DOUBLE_EQ(prepare_rule_model(m, nullptr).expert_params, static_cast<double>(layer_params(m, m.layers[0]).routed));
+  EXPECT_DOUBLE_EQ(prepare_rule_model(m, nullptr).expert_params, 8.0 * 2 * 16 * 32);
 }
 
 }  // namespace
