@@ -461,7 +461,7 @@ STUB_MODELS = OrderedDict([
                                                  "nemotron-3-nano-omni-30b-a3b-reasoning"], None, None, None,
                                                 "the nemotron_omni_* stems name the dataset of one model's recipes (recipes/nemotron_omni, base _nemotron_omni_base); the verification card runs nemotron_omni_cord_v2 recipes")),
     ("Nemotron-3-Super-120B-A12B", (["nemotron_3_super", "Nemotron_3_Super", "nemotron-3-super-120b-a12b"], "nemotron_h", None, None,
-                                    "Megatron-Bridge Nemotron3SuperProvider: 88 layers, hidden 4096, 512 experts top-22, latent MoE 1024, MTP 2 (not entered: not cross-checked)")),
+                                    "hybrid Mamba-2 / attention / latent MoE: 88 layers, hidden 4096, 512 experts top-22 at moe_latent_size 1024, one shared MTP block (*E) that its recipes repeat twice (mtp_num_layers 2)")),
     ("Nemotron-3-Ultra", (["nemotron_3_ultra", "Nemotron_3_Ultra"], "nemotron_h", None, None, "")),
     ("Nemotron-H-4B", (["nemotronh_4b"], "nemotron_h", None, None, "")),
     ("Nemotron-H-47B", (["nemotronh_47b"], "nemotron_h", None, None, "")),
