@@ -7,7 +7,9 @@
 // time parts; every card row that trains on a dataset (predicted, never fitted); and whether every
 // measured layout is predicted to fit in memory. Figures go to BENCHMARKS.md.
 //   cmake --preset release -B build/rel && cmake --build build/rel --target bench_accuracy
-//   build/rel/bench/bench_accuracy [--verbose]
+//   build/rel/bench/bench_accuracy [--verbose] [--fixed-curves]
+//   (the GEMM size half-points are chosen inside each fold; --fixed-curves keeps Hardware's defaults in
+//   every fold, ~9x faster. The last section predicts vTrain's A100 rows, bench/vtrain_a100.hpp.)
 //   build/rel/bench/bench_accuracy --floor bench/accuracy_floor.txt   (exit 1 when a figure is worse
 //   than its stated bound: the ctest `accuracy_floor` runs this, so a change that makes the model
 //   worse cannot land silently)
