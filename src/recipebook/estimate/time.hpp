@@ -82,7 +82,7 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
 
 // The GEMM size factor n / (n + n0): a GEMM whose smallest dimension is n runs at this fraction of
 // the large-GEMM efficiency (tile quantization, wave effects and the fixed costs around small
-// GEMMs; n0 = 1024, chosen on the measured rows).
-double gemm_size_factor(double smallest_dim);
+// GEMMs). n0 is the GPU's Hardware::gemm_half_dim (dense) or expert_half_dim (grouped experts).
+double gemm_size_factor(double smallest_dim, double half_dim);
 
 }  // namespace rb
