@@ -7,7 +7,9 @@
 // time parts; every card row that trains on a dataset (predicted, never fitted); and whether every
 // measured layout is predicted to fit in memory. Figures go to BENCHMARKS.md.
 //   cmake --preset release -B build/rel && cmake --build build/rel --target bench_accuracy
-//   build/rel/bench/bench_accuracy [--verbose]
+//   build/rel/bench/bench_accuracy [--verbose] [--fixed-curves]
+//   (the GEMM size half-points are chosen inside each fold; --fixed-curves keeps Hardware's defaults in
+//   every fold, ~9x faster. The last section predicts vTrain's A100 rows, bench/vtrain_a100.hpp.)
 //   build/rel/bench/bench_accuracy --floor bench/accuracy_floor.txt   (exit 1 when a figure is worse
 //   than its stated bound: the ctest `accuracy_floor` runs this, so a change that makes the model
 //   worse cannot land silently)
@@ -26,7 +28,9 @@
 #include "recipebook/catalog/measured_points.hpp"
 #include "recipebook/estimate/calibrate.hpp"
 #include "recipebook/estimate/estimate.hpp"
+#include "recipebook/estimate/prepared.hpp"
 #include "stale_catalog.hpp"
+#include "vtrain_a100.hpp"
 
 namespace {
 
@@ -146,27 +150,63 @@ std::vector<Row> newest_per_configuration(const std::vector<Row>& rows) {
 }
 }  // namespace
 
-// Predicts every row with efficiencies fitted on the benchmark rows of the other groups (`group`: a
-// family, a GPU type): the error on rows the fit never saw. A group whose GPU no other group has keeps
-// the neutral starting efficiencies.
+// The GEMM size curves' half-points (Hardware::gemm_half_dim, expert_half_dim) are not fitted by
+// `calibrate`; they are chosen here, inside each fold, from a grid around the defaults by the fitted
+// in-sample error on that fold's training rows only, so the held-out figure never depends on a
+// value that saw the held-out rows. `choose_curves` over every benchmark run gives the defaults.
+struct Curves {
+  double gemm_half_dim = 1024, expert_half_dim = 4096;
+};
+constexpr double kGemmHalfGrid[] = {512, 1024, 2048};
+constexpr double kExpertHalfGrid[] = {2048, 4096, 8192};
+bool g_fixed_curves = false;  // --fixed-curves: the defaults in every fold (the figure before the fold-wise choice)
+
+void set_curves(Hardware& hw, const Curves& c) {
+  hw.gemm_half_dim = c.gemm_half_dim;
+  hw.expert_half_dim = c.expert_half_dim;
+}
+
+// Calibrates on `train` with each grid point's curves; returns the best one and its fit.
+std::pair<Curves, CalibrationResult> choose_curves(std::vector<CalibrationPoint> train) {
+  std::pair<Curves, CalibrationResult> best;
+  double best_mape = 1e300;
+  for (double g : kGemmHalfGrid) {
+    for (double e : kExpertHalfGrid) {
+      const Curves c = g_fixed_curves ? Curves{} : Curves{g, e};
+      if (g_fixed_curves && (g != kGemmHalfGrid[1] || e != kExpertHalfGrid[1])) continue;
+      for (CalibrationPoint& p : train) set_curves(p.hardware, c);
+      CalibrationResult fit = calibrate(train);
+      if (fit.mape_after < best_mape) best_mape = fit.mape_after, best = {c, std::move(fit)};
+    }
+  }
+  return best;
+}
+
+// Predicts every row with efficiencies (and size curves) fitted on the benchmark rows of the other
+// groups (`group`: a family, a GPU type): the error on rows the fit never saw. A group whose GPU no
+// other group has keeps the neutral starting efficiencies.
 template <typename Group>
-void predict_held_out(std::vector<Row>& rows, Group group) {
+void predict_held_out(std::vector<Row>& rows, Group group, const char* what) {
   std::vector<std::string> groups;
   for (const Row& r : rows)
     if (std::find(groups.begin(), groups.end(), group(r)) == groups.end()) groups.push_back(group(r));
+  std::printf("size curves chosen per fold (%s held out): gemm_half_dim / expert_half_dim\n ", what);
   for (const std::string& g : groups) {
     std::vector<CalibrationPoint> train;
     for (const Row& r : rows)
       if (group(r) != g && r.benchmark) train.push_back(r.point);
-    const CalibrationResult fit = calibrate(train);
+    const auto [curves, fit] = choose_curves(train);
+    std::printf(" %s %.0f/%.0f", g.c_str(), curves.gemm_half_dim, curves.expert_half_dim);
     for (Row& r : rows) {
       if (group(r) != g) continue;
       Hardware hw = r.point.hardware;
+      set_curves(hw, curves);
       apply_calibration(fit, hw);
       r.estimate = estimate(*r.point.model, hw, r.point.work, r.point.cluster, r.point.layout);
       r.predicted = r.estimate.tokens_per_s_per_gpu;
     }
   }
+  std::printf("\n\n");
 }
 
 double mape(const std::vector<Row>& rows) {
@@ -233,9 +273,122 @@ int check_floor(const std::string& path, const std::vector<Row>& bench) {
   return bad;
 }
 
+// A100 from the vTrain rows (vtrain_a100.hpp), the only A100 measurements: (1) with neutral
+// efficiencies (a fit that never saw an A100 row: the catalog's benchmark runs have none); (2) leave
+// one model size out: A100 fitted on the other seven sizes, this one predicted; (3) fitted on the
+// hidden-1024 models, the hidden-2048 ones predicted. Returns the in-sample fit on every row (what
+// catalog/hardware/a100.yaml records).
+void print_errors(const char* title, const std::vector<double>& pred, const std::vector<double>& meas) {
+  std::vector<double> e;
+  double sum = 0;
+  for (size_t i = 0; i < pred.size(); ++i) e.push_back(std::abs(pred[i] / meas[i] - 1.0)), sum += e.back();
+  if (e.empty()) return;
+  std::sort(e.begin(), e.end());
+  std::printf("%-52s n=%4zu  MAPE %5.1f%%  median %5.1f%%  p90 %5.1f%%  Spearman %.3f\n", title, e.size(),
+              100 * sum / static_cast<double>(e.size()), 100 * e[e.size() / 2], 100 * e[e.size() * 9 / 10],
+              spearman(pred, meas));
+}
+
+void a100_section(const Catalog& cat) {
+  const bench::VtrainRows v = bench::vtrain_rows(cat, std::string(RB_SOURCE_DIR) + "/bench/data/vtrain_single_node_a100.csv");
+  if (v.points.empty()) {
+    std::printf("\nA100 (vTrain rows): bench/data/vtrain_single_node_a100.csv not read\n");
+    return;
+  }
+  auto predict_with = [](const CalibrationPoint& p, const CalibrationResult* fit) {
+    Hardware hw = p.hardware;
+    if (fit != nullptr) apply_calibration(*fit, hw);
+    return estimate(*p.model, hw, p.work, p.cluster, p.layout).tokens_per_s_per_gpu;
+  };
+  CalibrationOptions gemm_only;
+  gemm_only.fit_comm = false;
+  auto run = [&](const char* title, auto train_if, auto test_if) {
+    std::vector<std::string> folds;
+    for (const auto& p : v.points)
+      if (std::find(folds.begin(), folds.end(), test_if(p)) == folds.end()) folds.push_back(test_if(p));
+    std::vector<double> pred, meas;
+    for (const std::string& f : folds) {
+      if (f.empty()) continue;
+      std::vector<CalibrationPoint> train;
+      for (const auto& p : v.points)
+        if (train_if(p, f)) train.push_back(p.point);
+      const CalibrationResult fit = calibrate(train, gemm_only);
+      for (const auto& p : v.points)
+        if (test_if(p) == f) pred.push_back(predict_with(p.point, &fit)), meas.push_back(p.point.measured_tokens_per_s_per_gpu);
+    }
+    print_errors(title, pred, meas);
+  };
+  std::printf("\nA100 (vTrain, %zu rows of 8 GPT sizes on 2-8 A100-80GB; Megatron-DeepSpeed, full recompute)\n",
+              v.points.size());
+  std::vector<double> pred, meas;
+  for (const auto& p : v.points) pred.push_back(predict_with(p.point, nullptr)), meas.push_back(p.point.measured_tokens_per_s_per_gpu);
+  print_errors("A100 held out (neutral efficiencies, no A100 row fitted)", pred, meas);
+  run("A100 leave-one-model-size-out", [](const bench::VtrainPoint& p, const std::string& f) { return p.size != f; },
+      [](const bench::VtrainPoint& p) { return p.size; });
+  // TP 1 rows only: no TP collectives, whose small messages (2-16 MB per all-reduce here) the
+  // bandwidth-plus-latency model prices far too fast (median signed error below, by TP).
+  auto tp1 = [](const bench::VtrainPoint& p) { return p.point.layout.tp == 1; };
+  run("A100 TP 1 rows, leave-one-model-size-out",
+      [&](const bench::VtrainPoint& p, const std::string& f) { return tp1(p) && p.size != f; },
+      [&](const bench::VtrainPoint& p) { return tp1(p) ? p.size : std::string(); });
+  run("A100 TP 1 rows, fitted on hidden 1024, predicted hidden 2048",
+      [&](const bench::VtrainPoint& p, const std::string&) { return tp1(p) && p.size.rfind("h1024", 0) == 0; },
+      [&](const bench::VtrainPoint& p) { return tp1(p) && p.size.rfind("h2048", 0) == 0 ? std::string("h2048") : std::string(); });
+  {
+    std::vector<CalibrationPoint> t1;
+    for (const auto& p : v.points)
+      if (tp1(p)) t1.push_back(p.point);
+    const CalibrationResult fit = calibrate(t1, gemm_only);
+    std::vector<double> pred_all, meas_all;
+    for (const auto& p : v.points)
+      pred_all.push_back(predict_with(p.point, &fit)), meas_all.push_back(p.point.measured_tokens_per_s_per_gpu);
+    for (const FittedEfficiency& f : fit.fits)
+      std::printf("  fit on the %d TP 1 rows (gemm only; catalog/hardware/a100.yaml): %s gemm %.4f, MAPE %.1f%% -> %.1f%%\n",
+                  f.points, std::string(precision_name(f.precision)).c_str(), f.efficiency.gemm, 100 * f.mape_before,
+                  100 * f.mape_after);
+    print_errors("A100, every row, with that fit", pred_all, meas_all);
+  }
+  run("A100 fitted on hidden 1024, predicted hidden 2048",
+      [](const bench::VtrainPoint& p, const std::string&) { return p.size.rfind("h1024", 0) == 0; },
+      [](const bench::VtrainPoint& p) { return p.size.rfind("h2048", 0) == 0 ? std::string("h2048") : std::string(); });
+  std::vector<CalibrationPoint> all;
+  for (const auto& p : v.points) all.push_back(p.point);
+  for (const bool comm : {false, true}) {
+    CalibrationOptions o;
+    o.fit_comm = comm;
+    const CalibrationResult fit = calibrate(all, o);
+    for (const FittedEfficiency& f : fit.fits)
+      std::printf("  in-sample fit on all %d rows%s: %s gemm %.4f nvlink %.4f scaleout %.4f, MAPE %.1f%% -> %.1f%%\n",
+                  f.points, comm ? " (gemm and links)" : " (gemm only)",
+                  std::string(precision_name(f.precision)).c_str(), f.efficiency.gemm, f.efficiency.nvlink,
+                  f.efficiency.scaleout, 100 * f.mape_before, 100 * f.mape_after);
+    if (comm) continue;
+    // Signed error (median of predicted / measured - 1) by TP, PP and micro batch: where the model misses.
+    std::map<std::string, std::vector<double>> by;
+    for (const auto& p : v.points) {
+      const double e = predict_with(p.point, &fit) / p.point.measured_tokens_per_s_per_gpu - 1.0;
+      by["tp " + std::to_string(p.point.layout.tp)].push_back(e);
+      by["pp " + std::to_string(p.point.layout.pp)].push_back(e);
+      by["mbs " + std::to_string(p.point.layout.mbs)].push_back(e);
+      by[p.size].push_back(e);
+    }
+    std::printf("   median signed error:");
+    for (auto& [k, e] : by) {
+      std::sort(e.begin(), e.end());
+      std::printf(" %s %+.0f%%", k.c_str(), 100 * e[e.size() / 2]);
+    }
+    std::printf("\n");
+  }
+}
+
 int main(int argc, char** argv) {
-  const bool verbose = argc > 1 && std::strcmp(argv[1], "--verbose") == 0;
-  const std::string floor = argc > 2 && std::strcmp(argv[1], "--floor") == 0 ? argv[2] : "";
+  std::string floor;
+  bool verbose_flag = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--floor") == 0 && i + 1 < argc) floor = argv[++i];
+    if (std::strcmp(argv[i], "--fixed-curves") == 0) g_fixed_curves = true;
+    if (std::strcmp(argv[i], "--verbose") == 0) verbose_flag = true;
+  }
   rb::bench::warn_if_stale_catalog();
   auto cat = Catalog::load();
   if (!cat) {
@@ -255,7 +408,7 @@ int main(int argc, char** argv) {
   }
 
   // Leave one family out: fit on the other families' benchmark rows, predict every row of this one.
-  predict_held_out(rows, [](const Row& r) { return r.family; });
+  predict_held_out(rows, [](const Row& r) { return r.family; }, "family");
   std::vector<Row> bench, cards;
   for (const Row& r : rows) (r.benchmark ? bench : cards).push_back(r);
   std::printf("recipebook accuracy: %zu current measured rows (%d skipped: model without architecture; %d invalid)\n",
@@ -278,7 +431,7 @@ int main(int argc, char** argv) {
     // Leave one GPU type out: each GPU predicted with a fit that never saw a row of it (its
     // efficiencies stay at the neutral start: no end-to-end figure of that GPU is used).
     std::vector<Row> by_gpu = bench;
-    predict_held_out(by_gpu, [](const Row& r) { return r.point.hardware.name; });
+    predict_held_out(by_gpu, [](const Row& r) { return r.point.hardware.name; }, "GPU type");
     std::printf("\n");
     print_summary("benchmark runs, leave-one-GPU-type-out", by_gpu);
     print_group("per GPU, predicted with a fit that never saw it (benchmark runs)", by_gpu,
@@ -311,8 +464,10 @@ int main(int argc, char** argv) {
   // The efficiencies fitted on every row (what `calibrate --fit` would write to catalog/hardware).
   std::vector<CalibrationPoint> all;
   for (const Row& r : bench) all.push_back(r.point);
-  const CalibrationResult fit = calibrate(all);
-  std::printf("\nin-sample fit on all benchmark rows: MAPE %.1f%% -> %.1f%%\n", 100 * fit.mape_before, 100 * fit.mape_after);
+  const auto [all_curves, fit] = choose_curves(all);
+  std::printf("\nin-sample fit on all benchmark rows: MAPE %.1f%% -> %.1f%%; size curves chosen on them: "
+              "gemm_half_dim %.0f, expert_half_dim %.0f (Hardware's defaults)\n",
+              100 * fit.mape_before, 100 * fit.mape_after, all_curves.gemm_half_dim, all_curves.expert_half_dim);
   for (const FittedEfficiency& f : fit.fits)
     std::printf("  %-6s %-14s n=%3d  gemm %.3f  nvlink %.3f  scaleout %.3f  MAPE %5.1f%% -> %5.1f%%\n", f.gpu.c_str(),
                 std::string(precision_name(f.precision)).c_str(), f.points, f.efficiency.gemm, f.efficiency.nvlink,
@@ -328,6 +483,7 @@ int main(int argc, char** argv) {
     if (!pm) pm = std::make_unique<PreparedModel>(prepare(*model));
     Hardware h = *hw;
     h.efficiency.fill(Efficiency{});  // as the fit's points started
+    set_curves(h, all_curves);
     apply_calibration(fit, h);
     Workload w;
     w.mode = rec.mode;
@@ -346,7 +502,8 @@ int main(int argc, char** argv) {
                 e.memory.worst.capacity_bytes / 1e9);
     print_time(e);
   }
-  if (verbose) {
+  a100_section(*cat);
+  if (verbose_flag) {
     std::printf("\nevery benchmark row\n");
     for (const Row& r : bench) print_row(r);
   }

@@ -1,26 +1,25 @@
 #!/usr/bin/env python3
-"""Generate the catalog's YAML (models, hardware, recipes) from the reference data, and check it.
+"""Generate the catalog's YAML (models, hardware, recipes) from the reference data; recipebook checks it.
 
-    python3 scripts/gen_catalog.py [--data ../shared/data]   # (re)write the generated YAML, then check
-    python3 scripts/gen_catalog.py --check                    # check only (no writes)
+    python3 scripts/gen_catalog.py [--data ../shared/data] [--build build/ci]   # (re)write, then check
+    python3 scripts/gen_catalog.py --check                                       # check only (no writes)
 
-Inputs: the four CSVs of the reference data (see its README.md). Outputs, under catalog/:
-models/<slug>.yaml, hardware/<name>.yaml, recipes/<model-slug>/<gpu>/<name>.yaml. The output is
-deterministic (sorted, no timestamps). Every generated file starts with GENERATED_MARK; files without it
-are hand-written (seed records, schemas) and are never written or removed by this script.
+Inputs: the four CSVs of the reference data (see its README.md) and the tables in this script and in
+scripts/*.tsv. Outputs, under catalog/: models/<slug>.yaml, hardware/<name>.yaml,
+recipes/<model-slug>/<gpu>/<name>.yaml. The output is deterministic (sorted, no timestamps). Every
+generated file starts with GENERATED_MARK; files without it are hand-written (seed records, schemas)
+and are never written or removed by this script.
 
 To add a model architecture: add its row to models.csv (or a stub alias to STUB_MODELS) and its
 structured facts to ARCH_EXTRA below, with the public source in `source`.
 
-Python standard library only. The YAML reader handles the subset of YAML the catalog uses: block mappings
-and sequences, flow sequences and mappings, plain / single-quoted / double-quoted scalars, literal and
-folded block scalars, and comments. Plain scalars are typed by the YAML 1.2 core schema, as the C++
-loader does (src/recipebook/catalog/yaml_scalar.hpp): quoted and block scalars are always strings.
-
-The validator implements the JSON-Schema (draft-07) subset the catalog schemas use: type (incl. lists),
-properties, required, additionalProperties (bool or schema), items, enum, const, minimum, maximum,
-exclusiveMinimum, exclusiveMaximum, minLength, pattern, minItems, definitions + $ref '#/definitions/x',
-oneOf, anyOf (description/title/default are annotations).
+This script writes records and never reads one back (only the first lines of an existing file, for
+GENERATED_MARK, and a hardware file's fitted `efficiency:` block, kept as text). The check is the
+C++ one (`check` below): rebuilding recipebook loads the embedded catalog with the project's loader
+and schema validator (a catalog error fails the build), then `recipebook check --builtin` checks
+every record. Python standard library only. The writer types plain scalars by the YAML 1.2 core
+schema, as the C++ loader does (src/recipebook/catalog/yaml_scalar.hpp), and quotes a string that
+would read back as another type.
 """
 
 import json
@@ -210,472 +209,6 @@ def dump(doc, header_comments=()):
     out = ["# " + c if c else "#" for c in header_comments]
     _emit(doc, 0, out, False)
     return "\n".join(out) + "\n"
-
-
-# --------------------------------------------------------------------------------------------------
-# Reader
-# --------------------------------------------------------------------------------------------------
-
-class YamlError(Exception):
-    pass
-
-
-def _strip_comment(s):
-    """Text of an inline value without a trailing comment (quotes respected)."""
-    q = None
-    i = 0
-    while i < len(s):
-        c = s[i]
-        if q:
-            if q == '"' and c == "\\":
-                i += 2
-                continue
-            if c == q:
-                if q == "'" and i + 1 < len(s) and s[i + 1] == "'":
-                    i += 2
-                    continue
-                q = None
-        elif c in "'\"" and (i == 0 or s[i - 1] in " [{,:"):
-            q = c
-        elif c == "#" and (i == 0 or s[i - 1] in " \t"):
-            return s[:i].rstrip()
-        i += 1
-    return s.rstrip()
-
-
-class _Flow:
-    def __init__(self, text, lineno):
-        self.s = text
-        self.i = 0
-        self.lineno = lineno
-
-    def err(self, msg):
-        raise YamlError("line %d: %s in %r" % (self.lineno, msg, self.s))
-
-    def ws(self):
-        while self.i < len(self.s) and self.s[self.i] in " \t":
-            self.i += 1
-
-    def value(self, in_flow):
-        self.ws()
-        if self.i >= len(self.s):
-            return None
-        c = self.s[self.i]
-        if c == "[":
-            self.i += 1
-            items = []
-            self.ws()
-            if self.i < len(self.s) and self.s[self.i] == "]":
-                self.i += 1
-                return items
-            while True:
-                items.append(self.value(True))
-                self.ws()
-                if self.i >= len(self.s):
-                    self.err("unterminated [")
-                if self.s[self.i] == ",":
-                    self.i += 1
-                    self.ws()
-                    if self.i < len(self.s) and self.s[self.i] == "]":
-                        self.i += 1
-                        return items
-                    continue
-                if self.s[self.i] == "]":
-                    self.i += 1
-                    return items
-                self.err("expected , or ]")
-        if c == "{":
-            self.i += 1
-            m = {}
-            self.ws()
-            if self.i < len(self.s) and self.s[self.i] == "}":
-                self.i += 1
-                return m
-            while True:
-                k = self.value(True)
-                self.ws()
-                if self.i >= len(self.s) or self.s[self.i] != ":":
-                    self.err("expected :")
-                self.i += 1
-                v = self.value(True)
-                if k in m:
-                    self.err("duplicate key %r" % (k,))
-                m[k] = v
-                self.ws()
-                if self.i >= len(self.s):
-                    self.err("unterminated {")
-                if self.s[self.i] == ",":
-                    self.i += 1
-                    continue
-                if self.s[self.i] == "}":
-                    self.i += 1
-                    return m
-                self.err("expected , or }")
-        if c == '"':
-            self.i += 1
-            out = []
-            while True:
-                if self.i >= len(self.s):
-                    self.err("unterminated string")
-                c = self.s[self.i]
-                if c == "\\":
-                    e = self.s[self.i + 1]
-                    self.i += 2
-                    if e == "x":
-                        out.append(chr(int(self.s[self.i:self.i + 2], 16)))
-                        self.i += 2
-                    else:
-                        out.append({"n": "\n", "t": "\t", "\\": "\\", '"': '"', "/": "/", "0": "\0"}[e])
-                    continue
-                self.i += 1
-                if c == '"':
-                    return _Quoted("".join(out))
-                out.append(c)
-        if c == "'":
-            self.i += 1
-            out = []
-            while True:
-                if self.i >= len(self.s):
-                    self.err("unterminated string")
-                c = self.s[self.i]
-                self.i += 1
-                if c == "'":
-                    if self.i < len(self.s) and self.s[self.i] == "'":
-                        out.append("'")
-                        self.i += 1
-                        continue
-                    return _Quoted("".join(out))
-                out.append(c)
-        # plain scalar
-        start = self.i
-        while self.i < len(self.s):
-            c = self.s[self.i]
-            if in_flow and c in ",]}":
-                break
-            if c == ":" and (self.i + 1 == len(self.s) or self.s[self.i + 1] in " ,]}") and in_flow:
-                break
-            self.i += 1
-        return type_plain(self.s[start:self.i].strip())
-
-
-class _Quoted(str):
-    pass
-
-
-def _unquote(v):
-    if isinstance(v, _Quoted):
-        return str(v)
-    if isinstance(v, list):
-        return [_unquote(x) for x in v]
-    if isinstance(v, dict):
-        return {_unquote(k): _unquote(x) for k, x in v.items()}
-    return v
-
-
-def _split_key(content, lineno):
-    """(key, rest) of a `key: value` line, or None when the line is not a mapping entry."""
-    if content[0] in "'\"":
-        f = _Flow(content, lineno)
-        k = f.value(True)
-        f.ws()
-        if f.i < len(content) and content[f.i] == ":" and (f.i + 1 == len(content) or content[f.i + 1] == " "):
-            return str(k), content[f.i + 1:].strip()
-        return None
-    if content[0] in "[{":
-        return None
-    m = re.match(r"^([^#]*?):(?: (.*)|)$", content)
-    if not m:
-        return None
-    return m.group(1).strip(), (m.group(2) or "").strip()
-
-
-class _Reader:
-    def __init__(self, text):
-        self.lines = text.split("\n")
-        self.pos = 0
-
-    def next_content(self):
-        """Index of the next line with content (not blank, not comment-only)."""
-        i = self.pos
-        while i < len(self.lines):
-            s = self.lines[i].strip()
-            if s and not s.startswith("#"):
-                return i
-            i += 1
-        return None
-
-    @staticmethod
-    def indent_of(line):
-        return len(line) - len(line.lstrip(" "))
-
-    def block(self, indent):
-        i = self.next_content()
-        if i is None:
-            return None
-        line = self.lines[i]
-        ind = self.indent_of(line)
-        if ind < indent:
-            return None
-        content = line.strip()
-        if content == "-" or content.startswith("- "):
-            return self.seq(ind)
-        return self.mapping(ind)
-
-    def block_scalar(self, header, parent_indent, lineno):
-        style, chomp = header[0], header[1:2]
-        body = []
-        self.pos += 1
-        ind = None
-        while self.pos < len(self.lines):
-            line = self.lines[self.pos]
-            if line.strip() == "":
-                body.append("")
-                self.pos += 1
-                continue
-            li = self.indent_of(line)
-            if ind is None:
-                if li <= parent_indent:
-                    break
-                ind = li
-            if li < ind:
-                break
-            body.append(line[ind:])
-            self.pos += 1
-        while body and body[-1] == "":
-            body.pop()
-        if style == "|":
-            text = "\n".join(body)
-        else:
-            paras, cur = [], []
-            for b in body:
-                if b == "":
-                    paras.append(" ".join(cur))
-                    cur = []
-                else:
-                    cur.append(b)
-            paras.append(" ".join(cur))
-            text = "\n".join(paras)
-        if chomp != "-":
-            text += "\n"
-        return text
-
-    def inline(self, rest, lineno):
-        rest = _strip_comment(rest)
-        f = _Flow(rest, lineno)
-        if rest[:1] in "[{\"'":
-            v = f.value(False)
-            f.ws()
-            if f.i != len(rest):
-                raise YamlError("line %d: trailing text %r" % (lineno, rest[f.i:]))
-            return _unquote(v)
-        return type_plain(rest)
-
-    def value_after_key(self, rest, indent, lineno):
-        if rest.startswith("|") or rest.startswith(">"):
-            return self.block_scalar(_strip_comment(rest), indent, lineno)
-        self.pos += 1
-        if _strip_comment(rest) == "":
-            j = self.next_content()
-            if j is None:
-                return None
-            ind = self.indent_of(self.lines[j])
-            c = self.lines[j].strip()
-            if ind > indent or (ind == indent and (c == "-" or c.startswith("- "))):
-                return self.block(ind)
-            return None
-        return self.inline(rest, lineno)
-
-    def mapping(self, indent):
-        m = {}
-        while True:
-            i = self.next_content()
-            if i is None:
-                return m
-            line = self.lines[i]
-            ind = self.indent_of(line)
-            content = line.strip()
-            if ind < indent or (ind == indent and (content == "-" or content.startswith("- "))):
-                return m
-            if ind > indent:
-                raise YamlError("line %d: unexpected indentation" % (i + 1))
-            kv = _split_key(content, i + 1)
-            if kv is None:
-                raise YamlError("line %d: expected `key: value`, got %r" % (i + 1, content))
-            key, rest = kv
-            key = type_plain(key) if not (content[0] in "'\"") else key
-            if key in m:
-                raise YamlError("line %d: duplicate key %r" % (i + 1, key))
-            self.pos = i
-            m[key] = self.value_after_key(rest, indent, i + 1)
-
-    def seq(self, indent):
-        items = []
-        while True:
-            i = self.next_content()
-            if i is None:
-                return items
-            line = self.lines[i]
-            ind = self.indent_of(line)
-            content = line.strip()
-            if ind != indent or not (content == "-" or content.startswith("- ")):
-                if ind > indent:
-                    raise YamlError("line %d: unexpected indentation" % (i + 1))
-                return items
-            rest = content[1:].strip()
-            self.pos = i
-            if rest == "" or rest.startswith("#"):
-                self.pos += 1
-                items.append(self.block(indent + 1))
-                continue
-            kv = _split_key(rest, i + 1) if rest[0] not in "[{" else None
-            if kv is not None:
-                # "- key: value": a mapping whose first entry shares the dash's line
-                self.lines[i] = " " * (indent + 2) + rest
-                items.append(self.mapping(indent + 2))
-                continue
-            if rest.startswith("|") or rest.startswith(">"):
-                items.append(self.block_scalar(rest, indent, i + 1))
-                continue
-            self.pos += 1
-            items.append(self.inline(rest, i + 1))
-
-
-def load(text):
-    """The document of a YAML text (a mapping, a sequence or a scalar)."""
-    r = _Reader(text)
-    doc = r.block(0)
-    if r.next_content() is not None:
-        raise YamlError("line %d: text after the document" % (r.next_content() + 1))
-    return doc
-
-
-# --------------------------------------------------------------------------------------------------
-# JSON-Schema subset validator
-# --------------------------------------------------------------------------------------------------
-
-SUPPORTED_KEYWORDS = {
-    "type", "properties", "required", "additionalProperties", "items", "enum", "const", "minimum",
-    "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "pattern", "minItems",
-    "description", "title", "default", "definitions", "$ref", "oneOf", "anyOf", "$schema", "$id",
-    "examples",
-}
-
-
-def _type_ok(v, t):
-    if t == "object":
-        return isinstance(v, dict)
-    if t == "array":
-        return isinstance(v, list)
-    if t == "string":
-        return isinstance(v, str)
-    if t == "integer":
-        return isinstance(v, int) and not isinstance(v, bool)
-    if t == "number":
-        return isinstance(v, (int, float)) and not isinstance(v, bool)
-    if t == "boolean":
-        return isinstance(v, bool)
-    if t == "null":
-        return v is None
-    raise ValueError("unknown type %r" % t)
-
-
-def validate(v, schema, root, path="$"):
-    """Errors (strings) of instance `v` against `schema`; `root` holds the definitions."""
-    errs = []
-    if "$ref" in schema:
-        ref = schema["$ref"]
-        if not ref.startswith("#/definitions/"):
-            return ["%s: unsupported $ref %s" % (path, ref)]
-        target = root.get("definitions", {}).get(ref[len("#/definitions/"):])
-        if target is None:
-            return ["%s: unknown $ref %s" % (path, ref)]
-        errs += validate(v, target, root, path)
-    if "type" in schema:
-        ts = schema["type"] if isinstance(schema["type"], list) else [schema["type"]]
-        if not any(_type_ok(v, t) for t in ts):
-            return errs + ["%s: %s is not of type %s" % (path, json.dumps(v)[:80], "/".join(ts))]
-    if "enum" in schema and v not in schema["enum"]:
-        errs.append("%s: %s is not one of %s" % (path, json.dumps(v)[:80], schema["enum"]))
-    if "const" in schema and v != schema["const"]:
-        errs.append("%s: %s is not %s" % (path, json.dumps(v)[:80], json.dumps(schema["const"])))
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
-        if "minimum" in schema and v < schema["minimum"]:
-            errs.append("%s: %s < minimum %s" % (path, v, schema["minimum"]))
-        if "maximum" in schema and v > schema["maximum"]:
-            errs.append("%s: %s > maximum %s" % (path, v, schema["maximum"]))
-        if "exclusiveMinimum" in schema and v <= schema["exclusiveMinimum"]:
-            errs.append("%s: %s <= exclusiveMinimum %s" % (path, v, schema["exclusiveMinimum"]))
-        if "exclusiveMaximum" in schema and v >= schema["exclusiveMaximum"]:
-            errs.append("%s: %s >= exclusiveMaximum %s" % (path, v, schema["exclusiveMaximum"]))
-    if isinstance(v, str):
-        if "minLength" in schema and len(v) < schema["minLength"]:
-            errs.append("%s: string shorter than %d" % (path, schema["minLength"]))
-        if "pattern" in schema and not re.search(schema["pattern"], v):
-            errs.append("%s: %r does not match %s" % (path, v[:80], schema["pattern"]))
-    if isinstance(v, list):
-        if "minItems" in schema and len(v) < schema["minItems"]:
-            errs.append("%s: fewer than %d items" % (path, schema["minItems"]))
-        if "items" in schema:
-            for i, x in enumerate(v):
-                errs += validate(x, schema["items"], root, "%s[%d]" % (path, i))
-    if isinstance(v, dict):
-        props = schema.get("properties", {})
-        for r in schema.get("required", []):
-            if r not in v:
-                errs.append("%s: missing required key %r" % (path, r))
-        addl = schema.get("additionalProperties", True)
-        for k, x in v.items():
-            if k in props:
-                errs += validate(x, props[k], root, "%s.%s" % (path, k))
-            elif addl is False:
-                errs.append("%s: unknown key %r" % (path, k))
-            elif isinstance(addl, dict):
-                errs += validate(x, addl, root, "%s.%s" % (path, k))
-    if "anyOf" in schema:
-        if not any(not validate(v, s, root, path) for s in schema["anyOf"]):
-            sub = [validate(v, s, root, path) for s in schema["anyOf"]]
-            best = min(sub, key=len)
-            errs.append("%s: matches none of anyOf (closest: %s)" % (path, "; ".join(best[:3])))
-    if "oneOf" in schema:
-        ok = [s for s in schema["oneOf"] if not validate(v, s, root, path)]
-        if len(ok) != 1:
-            sub = [validate(v, s, root, path) for s in schema["oneOf"]]
-            best = min(sub, key=len)
-            errs.append("%s: matches %d of oneOf (need 1; closest: %s)" % (path, len(ok), "; ".join(best[:3])))
-    return errs
-
-
-def lint_schema(schema, path="$", root=None):
-    """Problems of a schema itself: unsupported keywords, properties without a description,
-    objects with known keys but no additionalProperties."""
-    root = root if root is not None else schema
-    out = []
-    if not isinstance(schema, dict):
-        return ["%s: schema is not a mapping" % path]
-    for k in schema:
-        if k not in SUPPORTED_KEYWORDS:
-            out.append("%s: unsupported keyword %r" % (path, k))
-    if "pattern" in schema:
-        try:
-            re.compile(schema["pattern"])
-        except re.error as e:
-            out.append("%s: bad pattern: %s" % (path, e))
-    if "properties" in schema and "additionalProperties" not in schema:
-        out.append("%s: object with properties but no additionalProperties" % path)
-    for k, sub in schema.get("properties", {}).items():
-        if not isinstance(sub, dict) or "description" not in sub:
-            out.append("%s.%s: property without a description" % (path, k))
-        out += lint_schema(sub, "%s.%s" % (path, k), root)
-    for k, sub in schema.get("definitions", {}).items():
-        out += lint_schema(sub, "%s/definitions/%s" % (path, k), root)
-    if isinstance(schema.get("items"), dict):
-        out += lint_schema(schema["items"], path + "[]", root)
-    if isinstance(schema.get("additionalProperties"), dict):
-        out += lint_schema(schema["additionalProperties"], path + "{*}", root)
-    for kw in ("oneOf", "anyOf"):
-        for i, sub in enumerate(schema.get(kw, [])):
-            out += lint_schema(sub, "%s/%s[%d]" % (path, kw, i), root)
-    return out
 
 
 # ==================================================================================================
@@ -961,7 +494,7 @@ STUB_MODELS = OrderedDict([
                                                  "nemotron-3-nano-omni-30b-a3b-reasoning"], None, None, None,
                                                 "the nemotron_omni_* stems name the dataset of one model's recipes (recipes/nemotron_omni, base _nemotron_omni_base); the verification card runs nemotron_omni_cord_v2 recipes")),
     ("Nemotron-3-Super-120B-A12B", (["nemotron_3_super", "Nemotron_3_Super", "nemotron-3-super-120b-a12b"], "nemotron_h", None, None,
-                                    "Megatron-Bridge Nemotron3SuperProvider: 88 layers, hidden 4096, 512 experts top-22, latent MoE 1024, MTP 2 (not entered: not cross-checked)")),
+                                    "hybrid Mamba-2 / attention / latent MoE: 88 layers, hidden 4096, 512 experts top-22 at moe_latent_size 1024, one shared MTP block (*E) that its recipes repeat twice (mtp_num_layers 2)")),
     ("Nemotron-3-Ultra", (["nemotron_3_ultra", "Nemotron_3_Ultra"], "nemotron_h", None, None, "")),
     ("Nemotron-H-4B", (["nemotronh_4b"], "nemotron_h", None, None, "")),
     ("Nemotron-H-47B", (["nemotronh_47b"], "nemotron_h", None, None, "")),
@@ -1410,6 +943,45 @@ LAYOUT_HELPERS = {
         (16, 1): _KIMI_K2_16, (8, 2): _KIMI_K2_16, (4, 4): _KIMI_K2_16, (2, 8): _KIMI_K2_16,
     },
 }
+# Layout helpers the recipes call with the model config, which pick the layout from its PP and VP:
+# helper name -> (PP, VP, MTP layers) -> layout string, or None where the helper sets none.
+# Megatron-Bridge recipes/deepseek/h100/deepseek_v3.py set_deepseek_v3_pipeline_model_parallel_layout
+# (mtp_standalone False) -> _get_deepseek_v3_pipeline_layout: 61 decoder layers, the MTP layers and the
+# loss on the last stage; a (PP, VP) outside its map raises, caught, and no layout is set.
+def _deepseek_v3_layout(pp, vp, mtp):
+    tail = "m" * mtp + "L"
+    return {
+        (4, 1): "Et*16|t*16|t*16|t*13" + tail,
+        (8, 1): "Et*8|(t*8|)*6t*5" + tail, (4, 2): "Et*8|(t*8|)*6t*5" + tail,
+        (16, 1): "Et*4|(t*4|)*14t" + tail, (8, 2): "Et*4|(t*4|)*14t" + tail, (4, 4): "Et*4|(t*4|)*14t" + tail,
+    }.get((pp, vp))
+
+
+MODEL_CONFIG_LAYOUT_HELPERS = {
+    "set_deepseek_v3_pipeline_model_parallel_layout": _deepseek_v3_layout,
+}
+# Recipes that pass the helper an explicit layout (its `layout` argument wins over the map), as the
+# perf recipes spell it, by (source file, recipe): Megatron-Bridge perf_recipes/deepseek/*/deepseek_v3.py.
+HELPER_CALL_LAYOUTS = {
+    ("perf_recipes/deepseek/gb200/deepseek_v3.py", "deepseek_v3_pretrain_256gpu_gb200_fp8mx_partial_cg_dev_config"): "Et*4|(tttt|)*14tmL",
+    ("perf_recipes/deepseek/gb300/deepseek_v3.py", "deepseek_v3_pretrain_256gpu_gb300_bf16_config"): "Et*4|(t*4|)*14tmL",
+    ("perf_recipes/deepseek/gb300/deepseek_v3.py", "deepseek_v3_pretrain_256gpu_gb300_fp8cs_config"): "Et*4|(t*4|)*14tmL",
+    ("perf_recipes/deepseek/gb300/deepseek_v3.py", "deepseek_v3_pretrain_256gpu_gb300_fp8mx_config"): "Et*4|(t*4|)*14tmL",
+    ("perf_recipes/deepseek/gb300/deepseek_v3.py", "deepseek_v3_pretrain_256gpu_gb300_nvfp4_config"): "Et*4|(t*4|)*14tmL",
+    ("perf_recipes/deepseek/gb300/deepseek_v3.py", "deepseek_v3_pretrain_256gpu_gb300_fp8mx_partial_cg_dev_config"): "Et*4|(tttt|)*14tmL",
+    ("perf_recipes/deepseek/h100/deepseek_v3.py", "deepseek_v3_pretrain_1024gpu_h100_bf16_config"): "Et|(tt|)*30mL",
+    ("perf_recipes/deepseek/h100/deepseek_v3.py", "deepseek_v3_pretrain_1024gpu_h100_fp8cs_config"): "Et|(tt|)*30mL",
+    ("perf_recipes/deepseek/h100/deepseek_v3.py", "deepseek_v3_pretrain_64gpu_h100_fp8cs_config"): "Et|(tt|)*30mL",
+}
+
+# Settings the static read records from a helper that the recipe never turns on, by helper.
+# Megatron-Bridge perf_recipes/gpt_oss/common.py _apply_gpt_oss_20b_common_configs sets
+# cpu_offloading_num_layers = 95 but never cpu_offloading = True, and Megatron-Core reads the count
+# only with cpu_offloading on (transformer_config.py __post_init__: "CPU offloading can be done only
+# for layers less than num_layers"): those recipes run without activation offload.
+INERT_HELPER_SETTINGS = {
+    "_apply_gpt_oss_20b_common_configs": ("cpu_offload_layers",),
+}
 STATIC_READ_WIDTH = 80  # the CSV's `other` values are cut at this many characters
 
 
@@ -1475,7 +1047,8 @@ def recipe_record(row, model_name, hw_docs):
         features["fsdp"] = True
     if other.get("fsdp_strategy"):
         features["fsdp_strategy"] = other["fsdp_strategy"]
-    if other.get("cpu_offload_layers"):
+    inert = {k for h in other.get("helpers", "").split("|") for k in INERT_HELPER_SETTINGS.get(h, ())}
+    if other.get("cpu_offload_layers") and "cpu_offload_layers" not in inert:
         features["cpu_offload_layers"] = int(other["cpu_offload_layers"])
     if truthy(other.get("fg_offload")):
         features["fine_grained_offload"] = True
@@ -1496,6 +1069,10 @@ def recipe_record(row, model_name, hw_docs):
         features["mtp_layers"] = int(other["mtp_layers"])
     pl = other.get("pp_layout")
     layout_helpers = [h for h in other.get("helpers", "").split("|") if "pipeline_model_parallel_layout" in h]
+    helper_fn = MODEL_CONFIG_LAYOUT_HELPERS.get(layout_helpers[0]) if layout_helpers else None
+    helper_layout = HELPER_CALL_LAYOUTS.get((row["source"].split(":")[-1], entry)) if helper_fn else None
+    helper_layout = helper_layout or (helper_fn(int_or_none(row["pp"]) or 1, int_or_none(row["vp"]) or 1,
+                                                int(other.get("mtp_layers") or 0)) if helper_fn else None)
     if pl and not pl.startswith("<") and pl.endswith("L"):
         features["pipeline_layout"] = pl
     elif pl and not pl.startswith("<"):
@@ -1504,6 +1081,8 @@ def recipe_record(row, model_name, hw_docs):
             STATIC_READ_WIDTH, pl)
     elif resolve_layout_helper(pl):
         features["pipeline_layout"] = resolve_layout_helper(pl)
+    elif helper_layout:
+        features["pipeline_layout"] = helper_layout
     elif layout_helpers:
         # The recipe sets its pipeline layout in code; the static read has only the helper's name.
         features["pipeline_layout"] = "set in code by %s" % layout_helpers[0]
@@ -1748,73 +1327,6 @@ def attach_measured(meas_rows, records, resolve_model, models):
 
 
 # ==================================================================================================
-# Parameter counts (a check that the architecture fields are right)
-# ==================================================================================================
-
-def layer_kinds(arch):
-    """(mixer, ffn) per layer: mixer in attention|mla|gdn|mamba2|none, ffn in dense|moe|none."""
-    lay = arch["layers"]
-    n = lay["count"]
-    if lay.get("hybrid_pattern"):
-        m = {"M": ("mamba2", "none"), "*": ("attention", "none"), "-": ("none", "dense"), "E": ("none", "moe")}
-        return [m[c] for c in lay["hybrid_pattern"]]
-    pat = lay.get("mixer_pattern", ["attention"])
-    first_dense = lay.get("first_dense", 0)
-    moe = "moe" in arch
-    return [(pat[i % len(pat)], "moe" if moe and i >= first_dense else "dense") for i in range(n)]
-
-
-def param_counts(arch):
-    """(total, active) parameters of the language model (no vision tower, no MTP layers).
-    active = every weight matrix used per token (routed top-k experts only) plus the LM head, without
-    the input embedding and without 1-D parameters (norms, biases, gates' vectors): seed 002's count."""
-    h, v = arch["hidden"], arch["vocab"]
-    a = arch["attention"]
-    gated = arch["activation"] in ("swiglu", "geglu")
-    tot = v * h + (0 if arch["tied_embeddings"] else v * h) + h  # embeddings, LM head, final norm
-    act = v * h  # LM head (tied: the same matrix is used as the head)
-    for mixer, ffn in layer_kinds(arch):
-        t = a_ = 0
-        if mixer == "attention":
-            qo = a["heads"] * a["head_dim"] * (2 if a["output_gate"] else 1)
-            w = h * qo + h * a["kv_heads"] * a["head_dim"] + h * a["kv_heads"] * a["v_head_dim"] + a["heads"] * a["v_head_dim"] * h
-            b = (qo + a["kv_heads"] * (a["head_dim"] + a["v_head_dim"]) if a["qkv_bias"] else 0) + (h if a["out_bias"] else 0)
-            b += (2 * a["head_dim"] if a["qk_norm"] else 0) + (a["heads"] if a["sinks"] else 0) + h
-            t, a_ = w + b, w
-        elif mixer == "mla":
-            m = arch["mla"]
-            qk = m["qk_nope_dim"] + m["qk_rope_dim"]
-            w = (h * m["q_lora_rank"] + m["q_lora_rank"] * a["heads"] * qk) if m["q_lora_rank"] else h * a["heads"] * qk
-            w += h * (m["kv_lora_rank"] + m["qk_rope_dim"]) + m["kv_lora_rank"] * a["heads"] * (m["qk_nope_dim"] + m["v_dim"])
-            w += a["heads"] * m["v_dim"] * h
-            t, a_ = w + (m["q_lora_rank"] + m["kv_lora_rank"] + h), w
-        elif mixer == "gdn":
-            g = arch["gdn"]
-            qk, vv = g["key_heads"] * g["key_dim"], g["value_heads"] * g["value_dim"]
-            w = h * (2 * qk + 2 * vv) + h * 2 * g["value_heads"] + (2 * qk + vv) * g["conv_kernel"] + vv * h
-            t, a_ = w + 2 * g["value_heads"] + g["value_dim"] + h, w
-        elif mixer == "mamba2":
-            mb = arch["mamba"]
-            di, gs = mb["heads"] * mb["head_dim"], mb["groups"] * mb["state"]
-            w = h * (2 * di + 2 * gs + mb["heads"]) + (di + 2 * gs) * mb["conv_kernel"] + di * h
-            t, a_ = w + (di + 2 * gs) + 3 * mb["heads"] + di + h, w
-        tot, act = tot + t, act + a_
-        if ffn == "dense":
-            w = (3 if gated else 2) * h * arch["ffn"]
-            tot, act = tot + w + h, act + w
-        elif ffn == "moe":
-            mo = arch["moe"]
-            per = (3 if gated else 2) * h * mo["ffn"]
-            router = h * mo["experts"]
-            shared = (3 if gated else 2) * h * mo["shared_ffn"] + (h if mo["shared_gate"] else 0)
-            eb = mo["experts"] * ((2 if gated else 1) * mo["ffn"] + h) if mo["expert_bias"] else 0
-            rb = mo["experts"] if mo["router_bias"] else 0
-            tot += router + rb + mo["experts"] * per + eb + shared + h
-            act += router + mo["top_k"] * per + shared
-    return tot, act
-
-
-# ==================================================================================================
 # Writing
 # ==================================================================================================
 
@@ -1986,138 +1498,40 @@ def generate(root, data_dir):
 
 
 # ==================================================================================================
-# Check
+# Check: the C++ side's, not a second reader and schema validator here
 # ==================================================================================================
+#
+# The catalog is validated by the project's own loader: building `recipebook` runs pack_catalog, which
+# loads the embedded catalog (YAML, schemas, `extends`) and fails the build on an error, and
+# `recipebook check --builtin` then checks every record (schema, derived figures, model and GPU
+# references, active parameters from the architecture, layout rules). This script only writes.
 
-def load_dir(root, sub):
-    out = []
-    base = os.path.join(root, "catalog", sub)
-    for dirpath, _, filenames in os.walk(base):
-        for fn in sorted(filenames):
-            if fn.endswith(".yaml"):
-                p = os.path.join(dirpath, fn)
-                with open(p, encoding="utf-8") as f:
-                    text = f.read()
-                out.append((rel(root, p), text))
-    return sorted(out)
+def default_build_dir(root):
+    """The first configured build folder among the presets' (ci, release, dev), or None."""
+    for preset in ("ci", "release", "dev"):
+        d = os.path.join(root, "build", preset)
+        if os.path.exists(os.path.join(d, "CMakeCache.txt")):
+            return d
+    return None
 
 
-def check(root, verbose=False):
-    errors = []
-    schemas = {}
-    for kind in ("model", "hardware", "recipe"):
-        p = os.path.join(root, "catalog", "schema", "%s.schema.yaml" % kind)
-        if not os.path.exists(p):
-            errors.append("missing schema %s" % rel(root, p))
-            continue
-        with open(p, encoding="utf-8") as f:
-            try:
-                schemas[kind] = load(f.read())
-            except YamlError as e:
-                errors.append("%s: %s" % (rel(root, p), e))
-                continue
-        for problem in lint_schema(schemas[kind]):
-            errors.append("%s: %s" % (rel(root, p), problem))
-    docs = {}
-    for kind, sub in (("model", "models"), ("hardware", "hardware"), ("recipe", "recipes")):
-        docs[kind] = []
-        for path, text in load_dir(root, sub):
-            try:
-                d = load(text)
-            except YamlError as e:
-                errors.append("%s: %s" % (path, e))
-                continue
-            if not isinstance(d, dict):
-                errors.append("%s: not a mapping" % path)
-                continue
-            if kind in schemas:
-                for e in validate(d, schemas[kind], schemas[kind]):
-                    errors.append("%s: %s" % (path, e))
-            docs[kind].append((path, d))
-
-    # Names and references
-    model_res = Resolver(OD((d["name"], d) for _, d in docs["model"]))
-    hw_res = Resolver(OD((d["name"], d) for _, d in docs["hardware"]))
-    for what, res in (("model", model_res), ("hardware", hw_res)):
-        for k, a, b in res.collisions:
-            errors.append("%s name/alias %r folds to both %s and %s" % (what, k, a, b))
-    for kind, sub in (("model", "models"), ("hardware", "hardware")):
-        names = [d["name"] for _, d in docs[kind]]
-        for n in set(x for x in names if names.count(x) > 1):
-            errors.append("%s name %s is not unique" % (kind, n))
-        for path, d in docs[kind]:
-            expect = "catalog/%s/%s.yaml" % (sub, slug(d["name"]) if kind == "model" else d["name"])
-            if path != expect:
-                errors.append("%s: expected at %s" % (path, expect))
-    recipe_names = {}
-    for path, d in docs["recipe"]:
-        name = d.get("name") or os.path.basename(path)[:-5]
-        if name in recipe_names:
-            errors.append("%s: recipe name %s also in %s" % (path, name, recipe_names[name]))
-        recipe_names[name] = path
-    by_model = defaultdict(int)
-    by_kind = defaultdict(int)
-    n_meas = defaultdict(int)
-    for path, d in docs["recipe"]:
-        name = d.get("name") or os.path.basename(path)[:-5]
-        m = model_res(str(d.get("model", "")))
-        g = hw_res(str(d.get("gpu", {}).get("type", "")))
-        if m is None:
-            errors.append("%s: model %r names no catalog model" % (path, d.get("model")))
-        if g is None:
-            errors.append("%s: gpu.type %r names no catalog hardware" % (path, d.get("gpu", {}).get("type")))
-        if d.get("extends") and d["extends"] not in recipe_names:
-            errors.append("%s: extends %r names no catalog recipe" % (path, d["extends"]))
-        if m and g:
-            expect = "catalog/recipes/%s/%s/%s.yaml" % (slug(m), g, name)
-            if path != expect:
-                errors.append("%s: expected at %s" % (path, expect))
-        kind = d.get("kind") or d.get("status") or "?"
-        by_kind[kind] += 1
-        by_model[m] += 1
-        for x in d.get("measurements", []):
-            n_meas["current" if x.get("current") else "superseded/draft"] += 1
-
-    # Architectures: hybrid pattern length, parameter counts, seed 002's active count
-    counts = {}
-    for path, d in docs["model"]:
-        if d.get("hf_config") and not os.path.isfile(os.path.join(os.path.dirname(os.path.join(root, path)), d["hf_config"])):
-            errors.append("%s: hf_config %s names no file" % (path, d["hf_config"]))
-        if d.get("hf_config") and d.get("architecture"):
-            errors.append("%s: has both architecture and hf_config" % path)
-        a = d.get("architecture")
-        if not a:
-            continue
-        hp = a["layers"].get("hybrid_pattern")
-        if hp and len(hp) != a["layers"]["count"]:
-            errors.append("%s: hybrid_pattern has %d chars for %d layers" % (path, len(hp), a["layers"]["count"]))
-        counts[d["name"]] = param_counts(a)
-    for path, d in docs["recipe"]:
-        ap = d.get("result", {}).get("active_params", {}).get("count") if isinstance(d.get("result"), dict) else None
-        m = model_res(str(d.get("model", "")))
-        if ap is not None and m in counts and counts[m][1] != ap:
-            errors.append("%s: result.active_params.count %d != %d computed from %s's architecture"
-                          % (path, ap, counts[m][1], m))
-        elif ap is not None and m in counts:
-            print("seed active params: %s states %d, the %s architecture gives %d: equal" % (path, ap, m, counts[m][1]))
-
-    print("checked: %d model files, %d hardware files, %d recipe files, 3 schemas" %
-          (len(docs["model"]), len(docs["hardware"]), len(docs["recipe"])))
-    print("recipes by kind: %s" % ", ".join("%s %d" % kv for kv in sorted(by_kind.items())))
-    print("measurements: %s" % ", ".join("%s %d" % kv for kv in sorted(n_meas.items())))
-    if verbose:
-        print("parameter counts (language model, computed from the architecture vs published):")
-        for path, d in docs["model"]:
-            if d["name"] in counts:
-                t, a = counts[d["name"]]
-                p = d.get("published", {})
-                print("  %-26s total %8.3fB (published %s)  active %7.3fB (published %s)" % (
-                    d["name"], t / 1e9, "%.1fB" % (p["total_params"] / 1e9) if p.get("total_params") else "-",
-                    a / 1e9, "%.1fB" % (p["active_params"] / 1e9) if p.get("active_params") else "-"))
-    for e in errors:
-        print("ERROR " + e)
-    print("%d errors" % len(errors))
-    return 1 if errors else 0
+def check(root, build_dir):
+    """Rebuild recipebook in `build_dir` (embedding the catalog as written) and run
+    `recipebook check --builtin --summary`; its exit code (0: no errors)."""
+    import subprocess
+    if build_dir is None:
+        build_dir = default_build_dir(root)
+    if build_dir is None:
+        print("ERROR no configured build folder under build/: run `cmake --preset ci` (or pass --build DIR)")
+        return 2
+    build = ["cmake", "--build", build_dir, "--target", "recipebook"]
+    print("$ " + " ".join(build))
+    if subprocess.call(build, cwd=root, stdout=subprocess.DEVNULL) != 0:
+        print("ERROR the build failed: the catalog does not load (pack_catalog says why above)")
+        return 1
+    cmd = [os.path.join(build_dir, "recipebook"), "check", "--builtin", "--summary"]
+    print("$ " + " ".join(cmd))
+    return subprocess.call(cmd, cwd=root)
 
 
 def main(argv=None):
@@ -2126,7 +1540,9 @@ def main(argv=None):
     ap.add_argument("--data", default=os.path.join(root, "..", "shared", "data"),
                     help="folder with the reference CSVs (default: ../shared/data from the repo root)")
     ap.add_argument("--check", action="store_true", help="only check the catalog (no writes)")
-    ap.add_argument("--verbose", action="store_true", help="print the parameter-count table")
+    ap.add_argument("--build", metavar="DIR",
+                    help="build folder whose recipebook checks the catalog (default: build/ci, else build/release, "
+                         "else build/dev)")
     ap.add_argument("--accept-findings", metavar="JSON",
                     help="write scripts/known_issues.tsv from `recipebook check --builtin --json` output, then "
                          "regenerate")
@@ -2135,7 +1551,7 @@ def main(argv=None):
         accept_findings(args.accept_findings)
     if not args.check:
         generate(root, os.path.abspath(args.data))
-    return check(root, args.verbose)
+    return check(root, os.path.abspath(args.build) if args.build else None)
 
 
 if __name__ == "__main__":

@@ -135,6 +135,11 @@ TEST(EstimateProperties, LoraRowsMatchTheFrozenOrTheFullCount) {
                   << " has no architecture in the catalog, not checked\n";
         continue;
       }
+      // The MTP depth the recipe ran (features.mtp_layers): Nemotron 3 Super's one MTP block runs twice
+      // (mtp_num_layers 2, mtp_use_repeated_layer), and the measured FLOPs count both passes.
+      if (const YNode* f = entry.tree.get("features"); f != nullptr)
+        if (const YNode* v = f->get("mtp_layers"); v != nullptr && v->as_int().value_or(0) > 0)
+          model->mtp_layers = static_cast<int>(*v->as_int());
       const int64_t seq = ms.seq > 0 ? ms.seq : (rec.seq > 0 ? rec.seq : 4096);
       const int tp = ms.tp > 0 ? ms.tp : std::max(1, rec.layout.tp);
       const double measured = ms.model_tflops_per_gpu * 1e12 / ms.tokens_per_s_per_gpu;

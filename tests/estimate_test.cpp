@@ -37,6 +37,32 @@ EstimateOptions llama8b_on_8() {
   return o;
 }
 
+// ETP a layout leaves unset is Megatron's default for the degrees as given. Flags only: Megatron-Core's
+// TP. Over a Megatron-Bridge record that omits ETP (GLM-4.5 355B SFT: TP 2, EP 16): Bridge's, 1 with
+// EP > 1 and TP once --ep 1 is given (before: the record's 1 stayed whatever the flags).
+TEST(EstimateCli, UnsetEtpIsMegatronsDefaultForTheDegreesGiven) {
+  auto etp_of = [](const EstimateOptions& o) {
+    const Out r = run(o, true);
+    const Json j = Json::parse(r.out, nullptr, false);
+    return j.is_discarded() ? -1 : j["layout"].value("etp", -1);
+  };
+  EstimateOptions flags;
+  flags.args.model = "qwen3-30b-a3b";
+  flags.args.gpu = "h100";
+  flags.args.gpus = 16;
+  flags.args.layout.tp = 4;
+  flags.args.layout.ep = 4;
+  flags.args.gbs = 64;
+  EXPECT_EQ(etp_of(flags), 4);
+  EstimateOptions rec;
+  rec.args.recipe = "glm45_355b_sft_128gpu_h100_bf16_config";
+  EXPECT_EQ(etp_of(rec), 1);
+  rec.args.layout.ep = 1;
+  EXPECT_EQ(etp_of(rec), 2);
+  rec.args.layout.etp = 1;
+  EXPECT_EQ(etp_of(rec), 1);
+}
+
 TEST(EstimateCli, TablesNameEveryPart) {
   const Out r = run(llama8b_on_8());
   ASSERT_EQ(r.rc, kExitOk) << r.err;

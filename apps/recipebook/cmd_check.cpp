@@ -151,7 +151,9 @@ class Checker {
       doubts.push_back(std::move(d));
     }
     // Degrees that are neither written nor doubted hold defaults: not a layout to judge.
-    for (const char* deg : {"layout.tp", "layout.pp", "layout.cp", "layout.ep"}) {
+    // (EP only for a MoE model: a dense one has no experts, and `estimate --recipe` reads it as 1.)
+    for (const std::string_view deg : {"layout.tp", "layout.pp", "layout.cp", "layout.ep"}) {
+      if (deg == "layout.ep" && in.model != nullptr && !in.model->is_moe()) continue;
       const bool doubted = std::find(unknown.begin(), unknown.end(), deg) != unknown.end();
       if (!recipe.layout_known && !doubted && node_at(tree, deg) == nullptr) return {};
     }
@@ -222,13 +224,25 @@ Json diagnostic_json(const Diagnostic& d) {
 
 }  // namespace
 
+namespace {
+// Nothing to check: a usage error, before any catalog is loaded.
+bool nothing_to_check(const CheckOptions& o) { return o.files.empty() && !o.builtin; }
+int report_nothing_to_check(const Context& ctx) {
+  return report_errors(ctx, {Error{"check: give one or more files, or --builtin", {}, "see 'recipebook check --help'"}},
+                       kExitUsage, "RB-USAGE");
+}
+}  // namespace
+
 int run_check(const CheckOptions& o, const Context& ctx) {
-  if (o.files.empty() && !o.builtin) {
-    return report_errors(ctx, {Error{"check: give one or more files, or --builtin", {}, "see 'recipebook check --help'"}},
-                         kExitUsage, "RB-USAGE");
-  }
+  if (nothing_to_check(o)) return report_nothing_to_check(ctx);
   auto cat = load_catalog(ctx);
   if (!cat) return kExitUsage;
+  return run_check(o, ctx, *cat);
+}
+
+int run_check(const CheckOptions& o, const Context& ctx, const Catalog& catalog) {
+  if (nothing_to_check(o)) return report_nothing_to_check(ctx);
+  const Catalog* cat = &catalog;
   Checker checker(*cat);
 
   Diagnostics all;

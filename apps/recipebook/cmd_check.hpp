@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "recipebook/catalog/catalog.hpp"
 #include "recipebook/context.hpp"
 
 namespace rb::cli {
@@ -21,5 +22,7 @@ struct CheckOptions {
 };
 
 int run_check(const CheckOptions& opts, const Context& ctx);
+// The same on a catalog already loaded (`serve`, which answers many requests from one catalog).
+int run_check(const CheckOptions& opts, const Context& ctx, const Catalog& catalog);
 
 }  // namespace rb::cli

@@ -22,6 +22,7 @@ namespace {
 struct Outcome {
   std::vector<Finding> findings;  // the rules' errors and warnings
   std::optional<Estimate> estimate;
+  std::vector<MemoryBreakdown> stages;  // every pipeline rank's memory, in its parts (--json)
   ParamCounts params;
   std::string invalid;  // the estimator's own refusal, when the rules let something through
 };
@@ -48,6 +49,7 @@ Outcome evaluate(const Setup& s) {
     return o;
   }
   o.estimate = e;
+  o.stages = stage_memory(pm, s.hardware, s.workload, s.cluster, s.layout);
   return o;
 }
 
@@ -105,7 +107,9 @@ Json outcome_json(const Setup& s, const Outcome& o) {
                  {"fits", e.memory.worst.fits},
                  {"stage", e.memory.worst.stage},
                  {"parts", memory_parts_json(e.memory.worst)},
-                 {"host", host_memory_json(e.memory)}};
+                 {"host", host_memory_json(e.memory)},
+                 {"stages", Json::array()}};
+  for (const MemoryBreakdown& m : o.stages) j["memory"]["stages"].push_back(stage_memory_json(m));
   j["time"] = {{"step_time_s", e.time.step_time_s}, {"parts", time_parts_json(e.time)}};
   j["usd_per_million_tokens"] = e.usd_per_million_tokens > 0 ? Json(e.usd_per_million_tokens) : Json(nullptr);
   if (s.workload.tokens_budget > 0) {

@@ -9,6 +9,7 @@
 
 #include "recipebook/catalog_access.hpp"
 #include "recipebook/emit/atomic_file.hpp"
+#include "recipebook/launch_request.hpp"
 #include "recipebook/rules/check_layout.hpp"
 
 namespace rb::cli {
@@ -21,7 +22,6 @@ bool is_recipe_file(const std::string& s) {
 SpecRequest request_of(const LaunchOptions& o, const std::string& source) {
   SpecRequest r;
   r.source = source;
-  r.pick = o.pick;
   r.model = o.model;
   r.gpu = o.gpu;
   r.mode = o.mode;
@@ -97,6 +97,9 @@ int run_launch(const LaunchOptions& o, const Context& ctx) {
   std::vector<std::string> notes;
   SpecRequest req = request_of(o, file ? std::string() : o.source);
   if (file) req.recipe_file = &*file->recipe;
+  // A plan (or recommend) JSON entry is a request of its own, under the flags given with it.
+  if (!file && is_plan_file(o.source))
+    if (auto ok = read_plan_request(o.source, o.pick, req, notes); !ok) return report(ctx, ok.error());
   auto spec = build_launch_spec(req, *catalog, notes);
   if (!spec) return report(ctx, spec.error());
   if (auto ok = apply_run_options(o, *spec); !ok) return report(ctx, ok.error());

@@ -87,6 +87,11 @@ int list_hardware(const Catalog& cat, const Context& ctx) {
 int run_list(const ListOptions& o, const Context& ctx) {
   auto cat = load_catalog(ctx);
   if (!cat) return kExitUsage;
+  return run_list(o, ctx, *cat);
+}
+
+int run_list(const ListOptions& o, const Context& ctx, const Catalog& catalog) {
+  const Catalog* cat = &catalog;
   if (o.what == "models") return list_models(*cat, o, ctx);
   if (o.what == "hardware") return list_hardware(*cat, ctx);
 

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "recipebook/catalog/catalog.hpp"
 #include "recipebook/context.hpp"
 
 namespace rb::cli {
@@ -19,5 +20,7 @@ struct ListOptions {
 };
 
 int run_list(const ListOptions& opts, const Context& ctx);
+// The same on a catalog already loaded (`serve`, which answers many requests from one catalog).
+int run_list(const ListOptions& opts, const Context& ctx, const Catalog& catalog);
 
 }  // namespace rb::cli

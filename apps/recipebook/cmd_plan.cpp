@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "recipebook/catalog_access.hpp"
+#include "recipebook/cmd_plan_fleet.hpp"
 #include "recipebook/cmd_plan_output.hpp"
 #include "recipebook/cmd_plan_recipe.hpp"
 #include "recipebook/core/strings.hpp"
@@ -170,6 +171,8 @@ Result<PlanRequest> make_request(const PlanOptions& o, const Model& model, const
   auto precisions = parse_precisions(o.precision.empty() ? "bf16" : o.precision);
   if (!precisions) return tl::unexpected(precisions.error());
   req.fixed.precisions = *precisions;
+  if (auto ok = apply_layout_flags(o.layout, req.fixed.base, /*from_flags_only=*/true); !ok)
+    return tl::unexpected(ok.error());
   for (const auto& [flag, v] : {std::pair{"--tp", o.tp},
                                 {"--pp", o.pp},
                                 {"--vp", o.vp},
@@ -282,10 +285,22 @@ std::string flag_of(const std::string& field) {
       {"--gpus", "--gpus"}};
   for (const auto& [path, flag] : kFlags)
     if (field == path) return std::string(flag) + ": ";
+  // A field plan fixes with the layout flag of its row (core/layout_fields.hpp).
+  for (const LayoutField& r : layout_fields())
+    if (r.plan == PlanRole::kFixed && field == r.yaml) return flag_name(r) + ": ";
   return "";
 }
 
 }  // namespace
+
+Result<PlanRequest> make_plan_request(const PlanOptions& opts, const Model& model, const Hardware& hw) {
+  return make_request(opts, model, hw);
+}
+
+void with_progress_line(const Context& ctx, bool forced, const std::function<void(const ProgressFn&)>& search) {
+  ProgressLine line(ctx, forced);
+  search([&](const PlanProgress& p) { line.update(p); });
+}
 
 int run_plan(const PlanOptions& o, const Context& ctx) {
   if (o.model.empty() && o.recipe.empty())
@@ -297,6 +312,7 @@ int run_plan(const PlanOptions& o, const Context& ctx) {
 }
 
 int run_plan(const PlanOptions& given, const Context& ctx, const Catalog& catalog) {
+  if (is_fleet_request(given)) return run_plan_fleet(given, ctx, catalog);
   PlanOptions o = given;
   std::optional<Setup> recipe;  // --recipe: its setup, whose layout is ranked below
   if (!o.recipe.empty()) {

@@ -7,10 +7,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "recipebook/context.hpp"
+#include "recipebook/core/layout_fields.hpp"
 #include "recipebook/estimate/memory.hpp"
+#include "recipebook/search/planner.hpp"
 
 namespace rb {
 class Catalog;
@@ -41,9 +44,24 @@ struct PlanOptions {
   int threads = 1;                       // --threads: 0 = one per core
   bool progress = false;                 // --progress: draw the progress line even when stderr is not a TTY
   std::string headroom{kDefaultHeadroom};  // --headroom: GiB or % of the GPU's memory a layout leaves free
+  // The layout flags of the fields the search does not enumerate (PlanRole::kFixed: --cuda-graph,
+  // --ep-a2a-overlap, ...): every layout searched has the value given. The searched ones have
+  // their own flags above.
+  LayoutFlags layout;
+  bool threads_given = false;            // --threads was given (the plan across GPU types defaults to one per core)
+  // Across GPU types (cmd_plan_fleet.hpp: several --gpu, or `all`):
+  std::string deadline;        // --deadline: 30d, 12h, 2w (days without a unit)
+  std::string budget;          // --budget: USD, 2e6, 2M, 500k
+  std::string price;           // --price: gb200=6.5,h100=7 (USD per GPU-hour, over the catalog's)
+  std::string gpus_available;  // --gpus-available: h100=512,b200=256
 };
 
 int run_plan(const PlanOptions& opts, const Context& ctx);
+
+// The search request the flags give (everything but the catalog), for the plan across GPU types.
+Result<PlanRequest> make_plan_request(const PlanOptions& opts, const Model& model, const Hardware& hw);
+// Runs `search` with plan's progress line on stderr (only on a TTY or with --progress).
+void with_progress_line(const Context& ctx, bool forced, const std::function<void(const ProgressFn&)>& search);
 // The same on a catalog already loaded (tests, and callers that plan more than once).
 int run_plan(const PlanOptions& opts, const Context& ctx, const Catalog& catalog);
 

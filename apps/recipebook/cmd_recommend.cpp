@@ -15,12 +15,14 @@
 #include "recipebook/catalog/record_check.hpp"
 #include "recipebook/catalog/record_facts.hpp"
 #include "recipebook/catalog_access.hpp"
+#include "recipebook/cmd_plan_fleet.hpp"
 #include "recipebook/cmd_recommend_internal.hpp"
 #include "recipebook/core/strings.hpp"
 #include "recipebook/core/units.hpp"
 #include "recipebook/emit/catalog_json.hpp"
 #include "recipebook/emit/launch.hpp"
 #include "recipebook/emit/launch_spec.hpp"
+#include "recipebook/launch_request.hpp"
 #include "recipebook/layout_args.hpp"
 #include "recipebook/estimate/params.hpp"
 #include "recipebook/rules/check_layout.hpp"
@@ -31,7 +33,7 @@ namespace {
 
 // The launch recommend's answer is: the recipe it starts from and the resized layout, batch and
 // sequence, as the JSON `recommend --json` writes under "launch". `recipebook launch FILE.json`
-// reads the same object back (emit/launch_plan.cpp), so the command printed here and the one launch
+// reads the same object back (launch_request.cpp), so the command printed here and the one launch
 // writes come from one LaunchSpec.
 nlohmann::json launch_request(const Recommendation& r, const std::string& dataset, bool own_recipe) {
   nlohmann::json j;
@@ -178,7 +180,7 @@ void attach_measurement(Recommendation& r, const Catalog& catalog, const Prepare
     r.measured_note = "the recipe's measurements are of " + (r.setup.model ? r.setup.model->name : rec.model) + ", not shown";
     return;
   }
-  auto run = measured_run(rec, *best);
+  auto run = measured_run(rec, *best, r.model);
   if (!run) return;
   Recommendation::Measured out{*best, *run, 0};
   auto hw = catalog.find_hardware(best->gpu.empty() ? rec.gpu : best->gpu);
@@ -214,6 +216,12 @@ int run_recommend(const RecommendOptions& opts, const Context& ctx) {
 }
 
 int run_recommend(const RecommendOptions& opts, const Context& ctx, const Catalog& catalog) {
+  if (is_fleet_gpu_list(opts.gpu)) return run_recommend_fleet(opts, ctx, catalog);
+  // One GPU type: --gpus and --mode are required (CLI11's words: they are optional for several types).
+  for (const auto& [flag, missing] : {std::pair{"--gpus", opts.gpus == 0}, std::pair{"--mode", opts.mode.empty()}})
+    if (missing)
+      return report_errors(ctx, {Error{std::string(flag) + " is required", {}, "run 'recipebook --help' or 'recipebook <command> --help'", "RB-USAGE"}},
+                           kExitUsage);
   Recommendation r;
   r.options = opts;
   auto mode = parse_mode(opts.mode);

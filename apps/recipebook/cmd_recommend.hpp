@@ -37,6 +37,7 @@ struct RecommendOptions {
   bool compare = true;     // --no-compare turns off the planner comparison
   int threads = 0;         // --threads for the planner (0 = the machine's cores)
   std::string headroom{kDefaultHeadroom};  // --headroom: memory a layout must leave free (fits check)
+  std::string tokens;  // --tokens: with several --gpu types, the budget the type and count are chosen for
 };
 
 int run_recommend(const RecommendOptions& opts, const Context& ctx);

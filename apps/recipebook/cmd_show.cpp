@@ -46,9 +46,9 @@ Predictions predict_measurements(const Catalog& cat, const Recipe& r) {
     const Measurement& m = r.measurements[i];
     if (!m.current) continue;
     auto hw = cat.find_hardware(m.gpu.empty() ? r.gpu : m.gpu);
-    auto run = measured_run(r, m);
+    auto run = measured_run(r, m, *model);
     if (!hw || !hw->has_specs || !run) continue;
-    const Estimate e = estimate(pm, *hw, run->work, run->cluster, modelled_layout(model->num_layers(), run->layout));
+    const Estimate e = estimate(pm, *hw, run->work, run->cluster, run->layout);
     if (e.valid && e.tokens_per_s_per_gpu > 0) p.tokens_per_s_per_gpu[i] = e.tokens_per_s_per_gpu;
   }
   return p;
@@ -178,6 +178,11 @@ void print_hardware(const HardwareEntry& e, const Context& ctx) {
 int run_show(const ShowOptions& o, const Context& ctx) {
   auto cat = load_catalog(ctx);
   if (!cat) return kExitUsage;
+  return run_show(o, ctx, *cat);
+}
+
+int run_show(const ShowOptions& o, const Context& ctx, const Catalog& catalog) {
+  const Catalog* cat = &catalog;
 
   if (auto rec = cat->find_recipe(o.name)) {
     const RecipeEntry& e = **rec;

@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "recipebook/catalog/catalog.hpp"
 #include "recipebook/context.hpp"
 
 namespace rb::cli {
@@ -14,5 +15,7 @@ struct ShowOptions {
 };
 
 int run_show(const ShowOptions& opts, const Context& ctx);
+// The same on a catalog already loaded (`serve`, which answers many requests from one catalog).
+int run_show(const ShowOptions& opts, const Context& ctx, const Catalog& catalog);
 
 }  // namespace rb::cli

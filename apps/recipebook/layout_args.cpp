@@ -57,6 +57,16 @@ Result<RecipeBase> recipe_base(LayoutArgs& a, const Catalog& catalog, bool json_
   return b;
 }
 
+// The ETP of a layout that gives none (no --etp, and a record, if any, that omits it): Megatron's
+// default for the degrees as given (core/layout.hpp default_etp): Megatron-Bridge's for a Bridge
+// record, Megatron-Core's (TP) for flags alone or another framework's record. A dense model has no
+// experts to split: 1.
+int unset_etp(const Model& m, const Layout& l, const Recipe* record) {
+  if (!m.is_moe()) return 1;
+  const bool bridge = record != nullptr && record->framework == "megatron-bridge";
+  return default_etp(l, bridge ? EtpDefault::kMegatronBridge : EtpDefault::kMegatronCore);
+}
+
 }  // namespace
 
 std::optional<Error> apply_headroom(const std::string& text, Hardware& hw, const std::string& flag_name) {
@@ -147,9 +157,8 @@ Result<Setup> resolve_setup(const LayoutArgs& in, const Catalog& catalog, bool j
     const std::string& f = ok.error().where.file;  // "--precision"
     return fail((f.rfind("--", 0) == 0 ? fl(f.substr(2)) : f) + ": " + ok.error().message, {}, ok.error().fix);
   }
-  // Megatron's default ETP is TP; a dense model has no experts to split, so its ETP stays 1. A
-  // record's ETP is its own (recipe_layout.cpp reads an omitted one as 1).
-  if (!a.layout.etp && !base) l.etp = s.model.is_moe() ? l.tp : 1;
+  if (!a.layout.etp && (!base || !base->setup.recipe.etp_recorded))
+    l.etp = unset_etp(s.model, l, base ? &base->setup.recipe : nullptr);
   // The recipe's own pipeline with layers its PP does not divide: Megatron-Bridge splits them in
   // code, modelled as the most balanced split (as `recommend` and bench/agreement.cpp do).
   if (base && l.pp == base->setup.recipe.layout.pp && l.vp == base->setup.recipe.layout.vp) {
@@ -194,46 +203,18 @@ Result<Setup> resolve_setup(const LayoutArgs& in, const Catalog& catalog, bool j
 
 LayoutFlags flags_of(const Layout& l) {
   LayoutFlags f;
-  f.tp = l.tp;
-  f.pp = l.pp;
-  f.vp = l.vp;
-  f.cp = l.cp;
-  f.ep = l.ep;
-  f.etp = l.etp;
-  f.mbs = l.mbs;
-  f.first_stage_layers = l.first_stage_layers;
-  f.last_stage_layers = l.last_stage_layers;
-  f.account_for_embedding = l.account_for_embedding;
-  f.account_for_loss = l.account_for_loss;
-  f.sp = l.sp;
-  f.fsdp = l.fsdp;
-  f.distributed_optimizer = l.distributed_optimizer;
-  f.precision_aware_optimizer = l.precision_aware_optimizer;
-  f.grad_reduce_in_fp32 = l.grad_reduce_in_fp32;
-  f.ep_a2a_overlap = l.ep_a2a_overlap;
-  f.tp_comm_overlap = l.tp_comm_overlap;
-  f.precision = std::string(precision_name(l.precision));
-  f.recompute = std::string(recompute_name(l.recompute));
-  if (l.recompute_modules != 0) f.recompute_modules = recompute_modules_str(l.recompute_modules);
-  f.recompute_method = l.recompute_method == RecomputeMethod::kBlock ? "block" : "uniform";
-  f.recompute_layers = l.recompute_layers;
-  f.dispatcher = std::string(dispatcher_name(l.dispatcher));
-  f.cuda_graph = std::string(cuda_graph_name(l.cuda_graph));
-  // The scope's module names, in the order cuda_graph_scope_choices() lists them.
-  const std::string choices = cuda_graph_scope_choices();
-  for (size_t start = 0; start < choices.size();) {
-    size_t end = choices.find(',', start);
-    if (end == std::string::npos) end = choices.size();
-    std::string name = choices.substr(start, end - start);
-    name.erase(0, name.find_first_not_of(' '));
-    if (auto bit = parse_cuda_graph_scope(name); bit && (l.cuda_graph_scope & *bit) == *bit)
-      f.cuda_graph_scope += (f.cuda_graph_scope.empty() ? "" : ",") + name;
-    start = end + 1;
+  for (const LayoutField& r : layout_fields()) {
+    switch (r.kind) {
+      case FieldKind::kInt: f.*r.given_int = l.*r.int_member; break;
+      case FieldKind::kBool: f.*r.given_bool = l.*r.bool_member; break;
+      // An explicit pipeline layout is not spelled out: beside the first/last stage counts given
+      // here, --pipeline-layout would be refused.
+      case FieldKind::kText:
+        if (r.given_text != &LayoutFlags::pipeline_layout) f.*r.given_text = r.text_of(l);
+        break;
+      case FieldKind::kNumber: f.*r.given_number = l.*r.number_member; break;
+    }
   }
-  f.cpu_offload_layers = l.cpu_offload_layers;
-  f.optimizer_offload_fraction = l.optimizer_offload_fraction;
-  f.offload_modules = l.offload_modules != 0 ? offload_modules_str(l.offload_modules) : "";
-  f.activation_offload_fraction = l.activation_offload_fraction;
   return f;
 }
 
@@ -242,57 +223,41 @@ std::string flags_text(const LayoutFlags& f) {
   LayoutFlags d = flags_of(Layout{});
   d.sp = f.tp.value_or(1) > 1;
   std::string out;
-  auto word = [&](std::string_view key, const std::string& value) {
-    std::string name(key);
-    for (auto& c : name)
-      if (c == '_') c = '-';
-    out += (out.empty() ? "--" : " --") + name + (value.empty() ? "" : " " + value);
+  auto word = [&](const LayoutField& r, std::string_view prefix, const std::string& value) {
+    const std::string name = flag_name(r);
+    out += (out.empty() ? "--" : " --") + std::string(prefix) + name.substr(2) + (value.empty() ? "" : " " + value);
   };
-  auto num = [&](std::string_view key, const std::optional<int>& v, const std::optional<int>& def) {
-    if (v && (v != def || key == "tp")) word(key, std::to_string(*v));
-  };
-  auto on_off = [&](std::string_view key, const std::optional<bool>& v, const std::optional<bool>& def) {
-    if (v && v != def) word(*v ? std::string(key) : "no_" + std::string(key), "");
-  };
-  auto text = [&](std::string_view key, const std::string& v, const std::string& def) {
-    if (!v.empty() && v != def) word(key, v);
-  };
-  num("tp", f.tp, d.tp);
-  num("pp", f.pp, d.pp);
-  num("vp", f.vp, d.vp);
-  num("cp", f.cp, d.cp);
-  num("ep", f.ep, d.ep);
-  num("etp", f.etp, f.tp.value_or(1) == 1 ? d.etp : std::optional<int>{});  // unset, ETP follows TP (MoE)
-  num("mbs", f.mbs, d.mbs);
-  num("first_stage_layers", f.first_stage_layers, d.first_stage_layers);
-  num("last_stage_layers", f.last_stage_layers, d.last_stage_layers);
-  on_off("account_for_embedding", f.account_for_embedding, d.account_for_embedding);
-  on_off("account_for_loss", f.account_for_loss, d.account_for_loss);
-  on_off("sp", f.sp, d.sp);
-  on_off("fsdp", f.fsdp, d.fsdp);
-  on_off("distributed_optimizer", f.distributed_optimizer, d.distributed_optimizer);
-  on_off("precision_aware_optimizer", f.precision_aware_optimizer, d.precision_aware_optimizer);
-  on_off("grad_reduce_in_fp32", f.grad_reduce_in_fp32, d.grad_reduce_in_fp32);
-  on_off("ep_a2a_overlap", f.ep_a2a_overlap, d.ep_a2a_overlap);
-  on_off("tp_comm_overlap", f.tp_comm_overlap, d.tp_comm_overlap);
-  text("precision", f.precision, d.precision);
-  text("recompute", f.recompute, d.recompute);
-  text("recompute_modules", f.recompute_modules, d.recompute_modules);
-  if (f.recompute == "full") {
-    text("recompute_method", f.recompute_method, d.recompute_method);
-    num("recompute_layers", f.recompute_layers, d.recompute_layers);
+  for (const LayoutField& r : layout_fields()) {
+    // The recompute method and unit are full recompute's.
+    if ((r.given_text == &LayoutFlags::recompute_method || r.given_int == &LayoutFlags::recompute_layers) &&
+        f.recompute != "full")
+      continue;
+    switch (r.kind) {
+      case FieldKind::kInt: {
+        const std::optional<int>& v = f.*r.given_int;
+        // Unset, ETP follows TP (MoE): it is written unless TP is 1 and ETP is its default.
+        const std::optional<int> def =
+            r.given_int == &LayoutFlags::etp && f.tp.value_or(1) != 1 ? std::optional<int>{} : d.*r.given_int;
+        if (v && (v != def || r.given_int == &LayoutFlags::tp)) word(r, "", std::to_string(*v));
+        break;
+      }
+      case FieldKind::kBool: {
+        const std::optional<bool>& v = f.*r.given_bool;
+        if (v && v != d.*r.given_bool) word(r, *v ? "" : "no-", "");
+        break;
+      }
+      case FieldKind::kText: {
+        const std::string& v = f.*r.given_text;
+        if (!v.empty() && v != d.*r.given_text) word(r, "", v);
+        break;
+      }
+      case FieldKind::kNumber: {
+        const std::optional<double>& v = f.*r.given_number;
+        if (v && v != d.*r.given_number) word(r, "", fmt::format("{}", *v));
+        break;
+      }
+    }
   }
-  text("dispatcher", f.dispatcher, d.dispatcher);
-  text("cuda_graph", f.cuda_graph, d.cuda_graph);
-  text("cuda_graph_scope", f.cuda_graph_scope, d.cuda_graph_scope);
-  num("cpu_offload_layers", f.cpu_offload_layers, d.cpu_offload_layers);
-  auto fraction = [&](std::string_view key, const std::optional<double>& v, const std::optional<double>& def) {
-    if (v && v != def) word(key, fmt::format("{:g}", *v));
-  };
-  fraction("optimizer_offload_fraction", f.optimizer_offload_fraction, d.optimizer_offload_fraction);
-  text("offload_modules", f.offload_modules, d.offload_modules);
-  if (!f.offload_modules.empty())
-    fraction("activation_offload_fraction", f.activation_offload_fraction, d.activation_offload_fraction);
   return out;
 }
 

@@ -23,6 +23,7 @@
 #include "recipebook/cmd_recommend.hpp"
 #include "recipebook/cmd_show.hpp"
 #include "recipebook/context.hpp"
+#include "recipebook/core/layout_fields.hpp"
 #include "recipebook/report.hpp"
 #include "recipebook/serve/server.hpp"
 #include "recipebook/version.hpp"
@@ -102,63 +103,34 @@ void add_check(CLI::App& app, Action& action) {
 }
 
 
-// The layout flags of estimate and launch (emit/launch_spec.hpp LayoutFlags). Unset, each keeps
-// Layout's default for estimate and the recipe's value for launch.
-void add_layout_options(CLI::App* cmd, rb::LayoutFlags& f) {
-  auto* l = "Layout";
-  cmd->add_option("--tp", f.tp, "Tensor parallel size (default 1)")->check(CLI::PositiveNumber)->group(l);
-  cmd->add_option("--pp", f.pp, "Pipeline parallel size (default 1)")->check(CLI::PositiveNumber)->group(l);
-  cmd->add_option("--vp", f.vp, "Virtual pipeline stages per rank (interleaved 1F1B; default 1)")
-      ->check(CLI::PositiveNumber)->group(l);
-  cmd->add_option("--cp", f.cp, "Context parallel size (default 1)")->check(CLI::PositiveNumber)->group(l);
-  cmd->add_option("--ep", f.ep, "Expert parallel size (default 1)")->check(CLI::PositiveNumber)->group(l);
-  cmd->add_option("--etp", f.etp, "Expert tensor parallel size (default: TP for a MoE model, as Megatron)")
-      ->check(CLI::PositiveNumber)->group(l);
-  cmd->add_option("--mbs", f.mbs, "Micro batch size in sequences (default 1)")->check(CLI::PositiveNumber)->group(l);
-  cmd->add_option("--first-stage-layers", f.first_stage_layers,
-                  "Layers on the first pipeline stage, when PP does not divide the layers")
-      ->check(CLI::NonNegativeNumber)->group(l);
-  cmd->add_option("--last-stage-layers", f.last_stage_layers, "Layers on the last pipeline stage")
-      ->check(CLI::NonNegativeNumber)->group(l);
-  cmd->add_option("--pipeline-layout", f.pipeline_layout,
-                  "Megatron-Core pipeline_model_parallel_layout, e.g. 'Et*3|(t*4|)*2t*3L' (sets VP; none drops a recipe's)")
-      ->group(l);
-  // On/off switches: unset keeps the default (optional<bool>), so each side sets it.
-  auto on_off = [&](const std::string& name, std::optional<bool>& value, const std::string& help) {
-    cmd->add_flag_callback("--" + name, [&value] { value = true; }, help)->group(l);
-    cmd->add_flag_callback("--no-" + name, [&value] { value = false; }, "")->group(l);
-  };
-  on_off("account-for-embedding", f.account_for_embedding,
-         "Count the embedding as a layer of the first pipeline stage (account_for_embedding_in_pipeline_split)");
-  on_off("account-for-loss", f.account_for_loss,
-         "Count the loss as a layer of the last pipeline stage (account_for_loss_in_pipeline_split)");
-  on_off("sp", f.sp, "Sequence parallel (default: on when TP > 1)");
-  on_off("fsdp", f.fsdp, "Megatron-FSDP (optim_grads_params) instead of DDP + distributed optimizer");
-  on_off("distributed-optimizer", f.distributed_optimizer, "Distributed optimizer (default on)");
-  on_off("precision-aware-optimizer", f.precision_aware_optimizer, "Precision-aware optimizer: BF16 moments and masters");
-  on_off("grad-reduce-in-fp32", f.grad_reduce_in_fp32,
-         "FP32 main gradients, reduced in FP32 (Bridge library recipes' default; adds 2 B/param)");
-  on_off("ep-a2a-overlap", f.ep_a2a_overlap, "Overlap the EP all-to-all with compute");
-  on_off("tp-comm-overlap", f.tp_comm_overlap, "Overlap TP communication with GEMMs");
-  cmd->add_option("--precision", f.precision, "bf16 (default) | fp8_cs | fp8_ds | fp8_blockwise | mxfp8 | nvfp4")->group(l);
-  cmd->add_option("--recompute", f.recompute, "none (default) | selective | full")->group(l);
-  cmd->add_option("--recompute-modules", f.recompute_modules, "Selective recompute modules: core_attn,moe_act,mla_up_proj,...")
-      ->group(l);
-  cmd->add_option("--recompute-method", f.recompute_method, "uniform | block (full recompute)")->group(l);
-  cmd->add_option("--recompute-layers", f.recompute_layers, "Layers per recompute unit (full recompute; default 1)")->group(l);
-  cmd->add_option("--dispatcher", f.dispatcher, "MoE dispatcher: alltoall (default) | allgather | deepep | hybridep")->group(l);
-  cmd->add_option("--cuda-graph", f.cuda_graph, "none (default) | transformer_engine | local | full_iteration")->group(l);
-  cmd->add_option("--cuda-graph-scope", f.cuda_graph_scope, "attn,mlp,moe,moe_router,moe_preprocess,mamba")->group(l);
-  cmd->add_option("--cpu-offload-layers", f.cpu_offload_layers, "Activation offload layers")->group(l);
-  cmd->add_option("--optimizer-offload-fraction", f.optimizer_offload_fraction,
-                  "Optimizer CPU offload: share of the optimizer state on the host, 0..1 (default 0 = off)")
-      ->group(l);
-  cmd->add_option("--offload-modules", f.offload_modules,
-                  "Fine-grained activation offloading: attn_norm,qkv_linear,core_attn,attn_proj,mlp_norm,expert_fc1,moe_act")
-      ->group(l);
-  cmd->add_option("--activation-offload-fraction", f.activation_offload_fraction,
-                  "Share of the offload groups offloaded, 0..1 (default 1)")
-      ->group(l);
+// The layout flags, one per row of the layout field table (core/layout_fields.hpp), with its help
+// text. Unset, each keeps Layout's default for estimate, the recipe's value for launch and the
+// search's default for plan. `plan_fixed`: only the fields plan fixes (PlanRole::kFixed; plan has
+// its own flags for what it searches).
+void add_layout_options(CLI::App* cmd, rb::LayoutFlags& f, const std::string& group = "Layout",
+                        bool plan_fixed = false) {
+  for (const rb::LayoutField& r : rb::layout_fields()) {
+    if (plan_fixed && r.plan != rb::PlanRole::kFixed) continue;
+    const std::string flag = rb::flag_name(r);
+    const std::string help(r.help);
+    switch (r.kind) {
+      case rb::FieldKind::kInt: {
+        auto* o = cmd->add_option(flag, f.*r.given_int, help)->group(group);
+        if (r.min == rb::FieldMin::kOne) o->check(CLI::PositiveNumber);
+        if (r.min == rb::FieldMin::kZero) o->check(CLI::NonNegativeNumber);
+        break;
+      }
+      case rb::FieldKind::kBool: {
+        // On/off switches: unset keeps the default (optional<bool>), so each side sets it.
+        std::optional<bool>& value = f.*r.given_bool;
+        cmd->add_flag_callback(flag, [&value] { value = true; }, help)->group(group);
+        cmd->add_flag_callback("--no-" + flag.substr(2), [&value] { value = false; }, "")->group(group);
+        break;
+      }
+      case rb::FieldKind::kText: cmd->add_option(flag, f.*r.given_text, help)->group(group); break;
+      case rb::FieldKind::kNumber: cmd->add_option(flag, f.*r.given_number, help)->group(group); break;
+    }
+  }
 }
 
 // The flags that describe one setup for estimate: model, GPUs, workload, then the layout.
@@ -331,6 +303,12 @@ void add_plan(CLI::App& app, Action& action) {
   cmd->add_option("--threads", o->threads, "Worker threads (0 = one per core); results do not depend on it")
       ->capture_default_str();
   cmd->add_flag("--progress", o->progress, "Draw the progress line even when stderr is not a terminal");
+  add_layout_options(cmd, o->layout, "Fixed features (default: the search's)", /*plan_fixed=*/true);
+  auto* fleet = "Across GPU types (--gpu h100,b200,gb200 or all; needs --tokens)";
+  cmd->add_option("--deadline", o->deadline, "Latest finish: 30d, 12h, 2w")->group(fleet);
+  cmd->add_option("--budget", o->budget, "Most USD to spend: 2e6, 2M, 500k")->group(fleet);
+  cmd->add_option("--price", o->price, "USD per GPU-hour over the catalog's: gb200=6.5,h100=7")->group(fleet);
+  cmd->add_option("--gpus-available", o->gpus_available, "GPUs on hand per type: h100=512,b200=256")->group(fleet);
   cmd->footer(
       "Examples:\n"
       "  recipebook plan --model llama3-70b --gpu gb300 --gpus 64 --seq 8192 --gbs 512 --top 10\n"
@@ -338,8 +316,11 @@ void add_plan(CLI::App& app, Action& action) {
       "  recipebook plan --model Qwen3-30B-A3B --gpu h100 --gpus 8..64 --gbs 512 --objective cost\n"
       "  recipebook plan --model ./config.json --gpu b200 --gpus 48 --tp 2 --gbs 128 --json\n"
       "  recipebook plan --recipe llama3_8b_pretrain_8gpu_h100_bf16_config --top 3\n"
+      "  recipebook plan --model Qwen3-30B-A3B --gpu h100 --gpus 16 --gbs 256 --cuda-graph te --ep-a2a-overlap\n"
+      "  recipebook plan --model llama3-70b --gpu h100,b200,gb200 --gpus 64..256 --gbs 512 --tokens 1T --price gb200=6.5 --objective cost\n"
       "Exit codes: 0 layouts found, 1 nothing fits (the closest layouts and what would fit are printed), 2 usage.");
-  cmd->callback([o, &action] {
+  cmd->callback([o, cmd, &action] {
+    o->threads_given = cmd->count("--threads") > 0;
     action = [o](const Context& ctx) { return rb::cli::run_plan(*o, ctx); };
   });
 }
@@ -349,9 +330,10 @@ void add_recommend(CLI::App& app, Action& action) {
   auto o = std::make_shared<rb::cli::RecommendOptions>();
   cmd->add_option("--model", o->model, "Catalog name, alias, Hugging Face id, or path to a config.json")->required();
   cmd->add_option("--gpu", o->gpu, "GPU type: h100, b200, gb300, ...")->required();
-  cmd->add_option("--gpus", o->gpus, "GPU count")->required()->check(CLI::PositiveNumber);
+  cmd->add_option("--gpus", o->gpus, "GPU count (required for one --gpu type)")->check(CLI::PositiveNumber);
   cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (default: the GPU's node)");
-  cmd->add_option("--mode", o->mode, "pretrain | sft | peft")->required();
+  cmd->add_option("--mode", o->mode, "pretrain | sft | peft (required for one --gpu type)");
+  cmd->add_option("--tokens", o->tokens, "With several --gpu types (h100,b200): the training budget the type and count are chosen for");
   cmd->add_option("--seq", o->seq, "Sequence length (default: the recipe's)");
   cmd->add_option("--gbs", o->gbs, "Global batch (default: the recipe's)");
   cmd->add_option("--precision", o->precision, "Precision (default: the recipe's)");
@@ -368,6 +350,7 @@ void add_recommend(CLI::App& app, Action& action) {
       "  recipebook recommend --model llama3-70b --gpu h100 --gpus 64 --mode pretrain\n"
       "  recipebook recommend --model Llama-3-8B --gpu h100 --gpus 1 --mode peft\n"
       "  recipebook recommend --model ./config.json --gpu b200 --gpus 8 --mode sft --json\n"
+      "  recipebook recommend --model llama3-70b --gpu h100,b200 --gpus 64 --tokens 1T\n"
       "Exit codes: 0 a recommendation that fits (or a model that cannot be sized, said so), 1 the resized layout\n"
       "does not fit or a rule rejects it, 2 usage or input errors.");
   cmd->callback([o, &action] {

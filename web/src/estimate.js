@@ -1,6 +1,7 @@
-// The estimate view (what-if): every layout field editable, re-computed as you type; the worst
-// rank's memory as a stacked bar against the GPU's capacity and the required headroom, the step
-// time's parts, and the rules' findings. Body and response: POST /api/estimate = `estimate --json`.
+// The estimate view (what-if): every layout field editable, re-computed as you type; each pipeline
+// stage's memory as a stacked bar of its parts against the GPU's capacity and the required headroom,
+// the step time's parts, and the rules' findings with their fixes.
+// Body and response: POST /api/estimate = `estimate --json` (memory.stages: one entry per stage).
 import * as Plot from "@observablehq/plot";
 import { liveView, figure, gib } from "./form.js";
 
@@ -39,16 +40,27 @@ export function estimateView(app, params) {
   });
 }
 
-function render(out, j) {
-  const findings = document.createElement("ul");
-  for (const f of [...j.errors, ...j.warnings]) {
+// The rules' errors and warnings, each with its fix (the same lines as the CLI's).
+export function findingsFigure(parent, list, title = "Rule findings") {
+  const f = figure(parent, "findings", `${title} (${list.length})`);
+  const ul = document.createElement("ul");
+  for (const x of list) {
     const li = document.createElement("li");
-    li.className = `finding ${f.severity}`;
-    li.textContent = `${f.severity} [${f.rule}] ${f.message}${f.fix ? ` (fix: ${f.fix})` : ""}`;
-    findings.append(li);
+    li.className = `finding ${x.severity}`;
+    li.dataset.rule = x.rule;
+    li.textContent = `${x.severity} [${x.rule}] ${x.where ? `${x.where}: ` : ""}${x.message}`;
+    if (x.fix) li.append(Object.assign(document.createElement("div"), { className: "fix", textContent: `fix: ${x.fix}` }));
+    ul.append(li);
   }
+  if (!list.length) ul.append(Object.assign(document.createElement("li"), { textContent: "none" }));
+  f.append(ul);
+  return f;
+}
+
+function render(out, j) {
+  const findings = [...j.errors, ...j.warnings];
   if (!j.memory) {
-    out.append(findings);
+    findingsFigure(out, findings);
     return;
   }
   const figs = document.createElement("div");
@@ -69,21 +81,7 @@ function render(out, j) {
   for (const [k, v] of rows) t.insertRow().append(...[k, v].map((x) => Object.assign(document.createElement("td"), { textContent: x })));
   summary.append(t);
 
-  const parts = Object.entries(j.memory.parts)
-    .filter(([, b]) => b > 0)
-    .map(([k, b]) => ({ stage: `stage ${j.memory.stage}`, part: k.replace(/_bytes$/, ""), gib: gib(b) }));
-  const cap = gib(j.memory.capacity_bytes);
-  const usable = cap - gib(j.memory.required_headroom_bytes);
-  figure(figs, "memory", "Memory of the worst rank vs capacity (red) and capacity less headroom (dashed)").append(
-    Plot.plot({
-      width: 640, height: 130, marginLeft: 70, x: { label: "GiB", domain: [0, Math.max(cap, gib(j.memory.peak_bytes)) * 1.05] },
-      color: { legend: true },
-      marks: [
-        Plot.barX(parts, Plot.stackX({ x: "gib", y: "stage", fill: "part", title: (d) => `${d.part}: ${d.gib.toFixed(2)} GiB` })),
-        Plot.ruleX([cap], { stroke: "red", strokeWidth: 2 }),
-        Plot.ruleX([usable], { stroke: "black", strokeDasharray: "4,3" }),
-      ],
-    }));
+  memoryFigure(figs, j.memory);
 
   const time = Object.entries(j.time.parts)
     .filter(([, s]) => s > 0)
@@ -93,5 +91,32 @@ function render(out, j) {
       width: 480, height: 24 * time.length + 40, marginLeft: 110, x: { label: "seconds", grid: true },
       marks: [Plot.barX(time, { x: "s", y: "part", fill: "steelblue", sort: { y: "-x" } }), Plot.ruleX([0])],
     }));
-  out.append(findings);
+  findingsFigure(figs, findings);
+}
+
+// One stacked bar per pipeline stage (memory.stages; the worst stage alone from a server that does
+// not list them), the capacity as a red rule and capacity less the required headroom dashed.
+function memoryFigure(figs, m) {
+  const stages = m.stages && m.stages.length ? m.stages : [{ stage: m.stage, parts: m.parts, peak_bytes: m.peak_bytes }];
+  const label = (s) => `stage ${s.stage}${s.stage === m.stage ? " (worst)" : ""}`;
+  const parts = stages.flatMap((s) => Object.entries(s.parts)
+    .filter(([, b]) => b > 0)
+    .map(([k, b]) => ({ stage: label(s), part: k.replace(/_bytes$/, ""), gib: gib(b) })));
+  const cap = gib(m.capacity_bytes);
+  const usable = cap - gib(m.required_headroom_bytes);
+  const peak = Math.max(...stages.map((s) => gib(s.peak_bytes)));
+  const f = figure(figs, "memory", `Memory per pipeline stage (${stages.length}) vs capacity ${cap.toFixed(0)} GiB (red) ` +
+    `and capacity less headroom (dashed)`);
+  f.dataset.stages = String(stages.length);
+  f.append(Plot.plot({
+    width: 680, height: 22 * stages.length + 70, marginLeft: 100,
+    x: { label: "GiB", domain: [0, Math.max(cap, peak) * 1.05], grid: true },
+    y: { label: null, domain: stages.map(label) },
+    color: { legend: true },
+    marks: [
+      Plot.barX(parts, Plot.stackX({ x: "gib", y: "stage", fill: "part", title: (d) => `${d.stage} ${d.part}: ${d.gib.toFixed(2)} GiB` })),
+      Plot.ruleX([cap], { stroke: "red", strokeWidth: 2 }),
+      Plot.ruleX([usable], { stroke: "black", strokeDasharray: "4,3" }),
+    ],
+  }));
 }

@@ -4,8 +4,10 @@
 import { estimateView } from "./estimate.js";
 import { planView } from "./plan.js";
 import { recommendView } from "./recommend.js";
+import { catalogView } from "./catalog.js";
+import { compareView } from "./compare.js";
 
-const views = { estimate: estimateView, plan: planView, recommend: recommendView };
+const views = { estimate: estimateView, plan: planView, recommend: recommendView, catalog: catalogView, compare: compareView };
 
 function render() {
   const params = new URLSearchParams(location.search);

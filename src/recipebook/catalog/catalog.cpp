@@ -21,6 +21,7 @@
 #include "recipebook/catalog/catalog_internal.hpp"
 #include "recipebook/catalog/embedded.hpp"
 #include "recipebook/catalog/packed_tree.hpp"
+#include "recipebook/catalog/recipe_layout.hpp"
 #include "recipebook/core/strings.hpp"
 
 namespace rb {
@@ -268,6 +269,9 @@ Result<Catalog> Catalog::load(const std::vector<std::string>& extra_dirs) {
       },
       "hardware");
   loader.resolve_extends();
+  // Each record with its model's defaults (an `extends` record is linked by resolved() above).
+  for (auto& e : cat.recipes_)
+    if (const ModelEntry* m = cat.model_entry(e.recipe.model)) link_recipe_model(e.recipe, m->model);
   return cat;
 }
 

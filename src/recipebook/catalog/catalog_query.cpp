@@ -7,6 +7,7 @@
 #include "recipebook/catalog/catalog.hpp"
 #include "recipebook/catalog/catalog_internal.hpp"
 #include "recipebook/catalog/hf_config.hpp"
+#include "recipebook/catalog/recipe_layout.hpp"
 #include "recipebook/catalog/recipe_yaml.hpp"
 #include "recipebook/core/strings.hpp"
 
@@ -210,6 +211,7 @@ Result<Recipe> Catalog::resolved(const std::string& name) const {
   }
   r->name = (*first)->recipe.name;
   r->where = (*first)->recipe.where;
+  if (const ModelEntry* m = model_entry(r->model)) link_recipe_model(*r, m->model);
   return *r;
 }
 

@@ -331,6 +331,8 @@ Result<Model> model_from_hf_config_text(std::string_view text, const std::string
       HfReader v(*vis, file, *type, "vision_config.");
       if (*type == "gemma3")
         read_siglip_vision(v, top, m);
+      else if (!v.has("depth") && v.has("num_hidden_layers"))
+        read_vit_vision(v, top, m);
       else
         read_qwen_vision(v, m);
       if (v.failed()) return reader_error(v, text);

@@ -72,6 +72,7 @@ std::vector<const char*> candidates(ArchKey k) {
     case ArchKey::kSharedExperts: return {"n_shared_experts"};
     case ArchKey::kSharedFfn:
       return {"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size", "n_shared_experts"};
+    case ArchKey::kMoeLatent: return {"moe_latent_size"};
     case ArchKey::kVisionLayers: return {"depth", "num_hidden_layers"};
     case ArchKey::kVisionHidden: return {"hidden_size"};
     case ArchKey::kVisionFfn: return {"intermediate_size"};

@@ -316,6 +316,14 @@ void read_nemotron_h(HfReader& r, Model& m) {
                                      "mamba_proj_bias` true: Mamba-2 projection biases are not modeled "
                                      "(Megatron-Core's MambaMixer builds none)");
   m.mtp_layers = r.int32_or("num_nextn_predict_layers", 0);
+  // The MTP block's layers (Nemotron 3 Super: "*E", an attention layer and a MoE layer): sized as one
+  // attention mixer with the last layer's FFN (params.cpp mtp_layer_spec), which is what "*E" holds;
+  // a Mamba or other layer in it is not modeled.
+  if (const auto mtp = r.opt_str("mtp_hybrid_override_pattern");
+      mtp && m.mtp_layers > 0 && mtp->find_first_not_of("*E-") != std::string::npos)
+    r.fail_at("mtp_hybrid_override_pattern", "`" + r.prefix() + "mtp_hybrid_override_pattern` '" +
+                                                 mtp->substr(0, 40) +
+                                                 "': an MTP block of other than attention and MLP/MoE layers is not modeled");
   const int n = r.req_layers("num_hidden_layers");
   const auto pattern = r.opt_str("hybrid_override_pattern");
   if (r.failed()) return;
@@ -338,6 +346,9 @@ void read_nemotron_h(HfReader& r, Model& m) {
     m.moe.ffn = r.req_int("moe_intermediate_size");
     m.moe.shared_ffn = r.int_or("moe_shared_expert_intermediate_size", 0);
     m.moe.shared_experts = m.moe.shared_ffn > 0 ? r.int32_or("n_shared_experts", 1) : 0;
+    // Latent MoE (Nemotron 3 Super): NemotronHMOE in the checkpoint's modeling_nemotron_h.py runs the
+    // experts on fc1_latent_proj(x) (hidden -> moe_latent_size) and maps back with fc2_latent_proj.
+    m.moe.latent = r.int_or("moe_latent_size", 0);
   }
 }
 
@@ -384,6 +395,24 @@ void read_qwen_vision(HfReader& v, Model& m) {
   m.vision.temporal_patch = v.int32_or("temporal_patch_size", 1);
   m.vision.spatial_merge = v.int32_or("spatial_merge_size", 1);
   m.vision.out_hidden = v.int32_or("out_hidden_size", static_cast<int>(m.hidden));
+}
+
+// Mistral3Config / Ministral 3: vision_config is a PixtralVisionConfig (num_hidden_layers,
+// hidden_size, intermediate_size, num_attention_heads, patch_size); the projector's patch merger
+// takes spatial_merge_size x spatial_merge_size patches (Mistral3PatchMerger), given at the top.
+void read_vit_vision(HfReader& v, const HfReader& top, Model& m) {
+  m.vision.layers = v.req_int32("num_hidden_layers");
+  m.vision.hidden = v.req_int32("hidden_size");
+  m.vision.ffn = v.req_int32("intermediate_size");
+  m.vision.heads = v.req_int32("num_attention_heads");
+  m.vision.patch = v.req_int32("patch_size");
+  m.vision.temporal_patch = 1;  // images only
+  int merge = v.int32_or("spatial_merge_size", 1);
+  if (const auto* t = top.get("spatial_merge_size"); t != nullptr && t->is_number_integer() && t->get<int64_t>() > 0 &&
+                                                     t->get<int64_t>() <= 64)
+    merge = t->get<int>();
+  m.vision.spatial_merge = merge;
+  m.vision.out_hidden = static_cast<int>(m.hidden);
 }
 
 void read_siglip_vision(HfReader& v, const HfReader& top, Model& m) {

@@ -123,5 +123,8 @@ void read_by_parts(HfReader& r, Model& m);
 void refuse_unread_shaping_fields(HfReader& r);
 void read_qwen_vision(HfReader& v, Model& m);                         // qwen3_5 vision_config
 void read_siglip_vision(HfReader& v, const HfReader& top, Model& m);  // gemma3 vision_config
+// A ViT described by num_hidden_layers (Pixtral in Mistral 3 / Ministral 3), its patch merge from the
+// top-level spatial_merge_size.
+void read_vit_vision(HfReader& v, const HfReader& top, Model& m);
 
 }  // namespace rb

@@ -24,6 +24,7 @@
 // allenai/OLMoE-1B-7B-0924, tiiuae/falcon-mamba-7b, ai21labs/AI21-Jamba-1.5-Mini (tests/data/hf).
 #include <cmath>
 #include <limits>
+#include <string>
 #include <string_view>
 
 #include "recipebook/catalog/hf_config_internal.hpp"
@@ -207,6 +208,15 @@ class PartsReader {
       a.kv_heads = r_.int32_or(kv, a.heads);
     else
       a.kv_heads = r_.bool_or("multi_query", false) ? 1 : a.heads;
+    // Some configs spell the KV head count twice (EXAONE 4.5's text_config: num_key_value_heads and
+    // num_kv_heads); both are read, and two different counts are refused rather than one picked.
+    if (r_.has("num_key_value_heads") && r_.has("num_kv_heads")) {
+      const int other = r_.int32_or("num_kv_heads", a.kv_heads);
+      if (!r_.failed() && other != a.kv_heads)
+        return r_.fail_at("num_kv_heads", "`" + r_.prefix() + "num_kv_heads` (" + std::to_string(other) +
+                                              ") and `" + r_.prefix() + "num_key_value_heads` (" +
+                                              std::to_string(a.kv_heads) + ") disagree");
+    }
     if (r_.failed()) return;
     if (r_.has("kv_lora_rank")) {  // MLA (DeepseekV2/V3Config)
       auto& d = m_.mla;
@@ -231,25 +241,66 @@ class PartsReader {
     read_windows();
   }
 
+  // sliding_window_pattern: a period (every n-th layer global: Gemma3TextConfig) or a string of L
+  // (local, sliding) and G (global) repeated over the layers (EXAONE 4: "LLLG", local:global 3:1).
+  struct WindowPattern {
+    int period = 0;
+    std::string local_global;
+    [[nodiscard]] bool given() const { return period > 0 || !local_global.empty(); }
+    [[nodiscard]] bool sliding(int i) const {
+      if (!local_global.empty()) return local_global[static_cast<size_t>(i) % local_global.size()] == 'L';
+      return (i + 1) % period != 0;
+    }
+  };
+  WindowPattern window_pattern() {
+    WindowPattern p;
+    const Json* v = r_.get("sliding_window_pattern");
+    if (v == nullptr || !v->is_string()) {
+      p.period = r_.int32_or("sliding_window_pattern", 0);
+      return p;
+    }
+    p.local_global = v->get<std::string>();
+    const bool ok = !p.local_global.empty() && static_cast<int64_t>(p.local_global.size()) <= kMaxLayers &&
+                    p.local_global.find_first_not_of("LG") == std::string::npos;
+    if (!ok) {
+      r_.fail_at("sliding_window_pattern", "`" + r_.prefix() +
+                                               "sliding_window_pattern` must be a period or a string of L (sliding) "
+                                               "and G (global) layers, at most " + std::to_string(kMaxLayers) + " long");
+      p.local_global.clear();
+    }
+    return p;
+  }
+
   void read_windows() {
-    const int window = r_.int32_or(key({"sliding_window", "sliding_window_size"}), 0);
+    int window = r_.int32_or(key({"sliding_window", "sliding_window_size"}), 0);
     (void)r_.get("sliding_window_size");
+    // Qwen2Config and its VL text configs: use_sliding_window false means no layer slides (the
+    // configuration class sets sliding_window to None), whatever sliding_window says.
+    if (!r_.bool_or("use_sliding_window", true)) window = 0;
     auto types = layer_types(r_, layers_);
+    const WindowPattern pattern = window_pattern();
     if (r_.failed()) return;
-    if (types) return apply_layer_types(r_, *types, window, m_);
-    if (window <= 0 || !r_.bool_or("use_sliding_window", true)) return;
-    const int pattern = r_.int32_or("sliding_window_pattern", 0);
+    if (types) {
+      apply_layer_types(r_, *types, window, m_);
+      // A pattern given beside layer_types must say the same.
+      for (int i = 0; pattern.given() && i < layers_ && !r_.failed(); ++i)
+        if (pattern.sliding(i) != ((*types)[static_cast<size_t>(i)] == "sliding_attention"))
+          r_.fail_at("sliding_window_pattern", "`" + r_.prefix() + "sliding_window_pattern` and `" + r_.prefix() +
+                                                   "layer_types` disagree at layer " + std::to_string(i));
+      return;
+    }
+    if (window <= 0) return;
     for (int i = 0; i < layers_; ++i) {
       LayerSpec& l = m_.layers[static_cast<size_t>(i)];
       if (l.mixer != MixerKind::kAttention) continue;
-      if (pattern > 0)
-        l.window = (i + 1) % pattern == 0 ? 0 : window;  // every pattern-th layer global
+      if (pattern.given())
+        l.window = pattern.sliding(i) ? window : 0;
       else if (facts_ != nullptr && facts_->alternate_windows)
         l.window = (i + 1) % 2 != 0 ? window : 0;
       else
         l.window = window;
     }
-    if (pattern <= 0) assume("`sliding_window` with no layer pattern: a window on every attention layer");
+    if (!pattern.given()) assume("`sliding_window` with no layer pattern: a window on every attention layer");
   }
 
   void read_mlp() {
@@ -357,6 +408,8 @@ void refuse_unread_shaping_fields(HfReader& r) {
       "cache_implementation",
       "moe_router_topk_scaling_factor",
       "moe_aux_loss_coeff",
+      "mamba_ssm_cache_dtype",      // the dtype of the inference SSM cache (Nemotron-H)
+      "moe_shared_expert_overlap",  // Megatron's shared-expert communication overlap (a schedule)
   };
   const nlohmann::json& j = r.json();
   if (r.failed() || !j.is_object()) return;

@@ -1,6 +1,7 @@
 #include "recipebook/catalog/measured_points.hpp"
 
 #include "recipebook/estimate/estimate.hpp"
+#include "recipebook/search/resize.hpp"
 
 namespace rb {
 namespace {
@@ -12,7 +13,7 @@ int pick(int measured, int recipe) { return measured > 0 ? measured : recipe; }
 
 }  // namespace
 
-std::optional<MeasuredRun> measured_run(const Recipe& rec, const Measurement& m) {
+std::optional<MeasuredRun> measured_run(const Recipe& rec, const Measurement& m, const Model& model) {
   MeasuredRun run;
   Layout& l = run.layout;
   l = rec.layout;
@@ -20,9 +21,19 @@ std::optional<MeasuredRun> measured_run(const Recipe& rec, const Measurement& m)
   const int recipe_pp = l.pp;
   l.pp = pick(m.pp, l.pp);
   l.cp = pick(m.cp, l.cp);
+  const int recipe_vp = l.vp;
   l.vp = m.vp > 0 ? m.vp : (l.pp == recipe_pp ? l.vp : 1);
+  // The recipe's split (stage counts or explicit layout) belongs to its own PP and VP, as for
+  // apply_layout_flags: another measured pipeline is modelled below.
+  if (l.pp != recipe_pp || l.vp != recipe_vp) {
+    l.first_stage_layers = l.last_stage_layers = 0;
+    l.pipeline_layout.clear();
+  }
   l.ep = pick(m.ep, l.ep);
-  l.etp = pick(m.etp, l.etp);
+  if (m.etp > 0)
+    l.etp = m.etp;
+  else if (!rec.etp_recorded && model.is_moe())
+    l.etp = default_etp(l, rec.framework == "megatron-bridge" ? EtpDefault::kMegatronBridge : EtpDefault::kMegatronCore);
   l.mbs = static_cast<int>(m.mbs > 0 ? m.mbs : l.mbs);
   if (m.fsdp > 0) l.fsdp = true;
   l.sp = l.sp || l.tp > 1;  // Megatron-Bridge performance recipes run SP whenever TP > 1
@@ -35,6 +46,7 @@ std::optional<MeasuredRun> measured_run(const Recipe& rec, const Measurement& m)
   run.work.gbs = m.gbs > 0 ? m.gbs : rec.gbs;
   run.cluster.gpus = gpus;
   run.cluster.gpus_per_node = rec.gpus_per_node;
+  l = modelled_layout(model.num_layers(), l);
   run.exact = rec.layout_known && m.tp == rec.layout.tp && m.pp == rec.layout.pp && (m.ep == 0 || m.ep == rec.layout.ep) &&
               m.mbs == rec.layout.mbs && m.gbs == rec.gbs;
   return run;
@@ -59,7 +71,7 @@ MeasuredPoints measured_points(const Catalog& catalog, bool neutral_efficiency) 
       if (neutral_efficiency) hw->efficiency.fill(Efficiency{});
       auto& pm = out.models[model->name];
       if (!pm) pm = std::make_unique<PreparedModel>(prepare(*model));
-      auto run = measured_run(rec, m);
+      auto run = measured_run(rec, m, *model);
       if (!run) {
         ++out.skipped_invalid;
         continue;

@@ -16,15 +16,19 @@
 namespace rb {
 
 // The layout, workload and cluster one measurement ran: the entry's own degrees, batch, sequence and
-// GPU count, falling back to the recipe's where it publishes none. nullopt when the degrees do not
-// divide the GPU count. `exact`: the measured layout is the recipe's own.
+// GPU count, falling back to the recipe's where it publishes none; an ETP neither gives is
+// Megatron's default for those degrees (default_etp, as the catalog links records). The layout is as
+// the estimator models it: layers its PP does not divide split as `estimate --recipe` splits them
+// (search/resize.hpp modelled_layout), so show, recommend, calibrate and bench/accuracy estimate the
+// same layout. nullopt when the degrees do not divide the GPU count. `exact`: the measured layout
+// is the recipe's own.
 struct MeasuredRun {
   Layout layout;
   Workload work;
   Cluster cluster;
   bool exact = false;
 };
-std::optional<MeasuredRun> measured_run(const Recipe& rec, const Measurement& m);
+std::optional<MeasuredRun> measured_run(const Recipe& rec, const Measurement& m, const Model& model);
 
 struct MeasuredPoint {
   std::string label;   // recipe@release gpu precision

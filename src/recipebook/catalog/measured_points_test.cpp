@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "recipebook/search/resize.hpp"
+
 namespace rb {
 namespace {
 
@@ -35,6 +37,52 @@ TEST(MeasuredPoints, BenchmarkRunsAreTablesAndPerformanceCardItems) {
       EXPECT_FALSE(p.benchmark) << p.label;
     }
   }
+}
+
+// Before: measured_points estimated a PP that does not divide the layers (and that the run splits
+// in code) raw, while show, recommend and `estimate --recipe` split it (modelled_layout); now
+// measured_run gives the modelled layout to all of them.
+TEST(MeasuredPoints, RunsAreModelledAsEstimateRecipeModelsThem) {
+  auto cat = Catalog::load();
+  ASSERT_TRUE(cat.has_value());
+  auto model = cat->find_model("DeepSeek-V3");  // 61 layers
+  ASSERT_TRUE(model);
+  Recipe rec;
+  rec.model = model->name;
+  rec.gpus = 256;
+  rec.layout.pp = 8;
+  rec.layout.ep = 32;
+  rec.layout_known = true;
+  Measurement m;
+  m.gpus = 256;
+  m.pp = 16;
+  m.tokens_per_s_per_gpu = 1;
+  auto run = measured_run(rec, m, *model);
+  ASSERT_TRUE(run);
+  EXPECT_EQ(run->layout.pp, 16);
+  EXPECT_GT(run->layout.first_stage_layers, 0);
+  const Layout again = modelled_layout(model->num_layers(), run->layout);
+  EXPECT_EQ(again.first_stage_layers, run->layout.first_stage_layers);
+  EXPECT_EQ(again.vp, run->layout.vp);
+  // A recipe's explicit layout is its own PP's: a measurement at another PP drops it.
+  auto stages = parse_pipeline_layout("Et*8|(t*8|)*6t*5mL");
+  ASSERT_TRUE(stages);
+  rec.layout.pipeline_layout = *stages;
+  auto other = measured_run(rec, m, *model);
+  ASSERT_TRUE(other);
+  EXPECT_TRUE(other->layout.pipeline_layout.empty());
+  EXPECT_GT(other->layout.first_stage_layers, 0);
+
+  // Every calibration point is a modelled layout, and some needed the split.
+  const MeasuredPoints mp = measured_points(*cat, /*neutral_efficiency=*/true);
+  int split = 0;
+  for (const MeasuredPoint& p : mp.points) {
+    const Layout mod = modelled_layout(p.point.model->num_layers, p.point.layout);
+    EXPECT_EQ(mod.first_stage_layers, p.point.layout.first_stage_layers) << p.label;
+    EXPECT_EQ(mod.vp, p.point.layout.vp) << p.label;
+    split += p.point.layout.first_stage_layers > 0 ? 1 : 0;
+  }
+  EXPECT_GT(split, 0);
 }
 
 }  // namespace

@@ -107,6 +107,7 @@ void check_moe(Checker& c, const Model& m) {
   c.range(ArchKey::kMoeFfn, e.ffn, 1, kMaxFfn);
   c.range(ArchKey::kSharedExperts, e.shared_experts, 0, kMaxExperts);
   c.range(ArchKey::kSharedFfn, e.shared_ffn, 0, kMaxFfn);
+  c.range(ArchKey::kMoeLatent, e.latent, 0, kMaxHidden);
 }
 
 void check_vision(Checker& c, const VisionDims& v) {

@@ -40,7 +40,7 @@ enum class ArchKey {
   kMlaQLora, kMlaKvLora, kMlaQkNope, kMlaQkRope, kMlaV,
   kGdnKeyHeads, kGdnValueHeads, kGdnKeyDim, kGdnValueDim, kGdnConv,
   kMambaHeads, kMambaHeadDim, kMambaState, kMambaGroups, kMambaConv, kMambaDtRank,
-  kExperts, kTopK, kMoeFfn, kSharedExperts, kSharedFfn,
+  kExperts, kTopK, kMoeFfn, kSharedExperts, kSharedFfn, kMoeLatent,
   kVisionLayers, kVisionHidden, kVisionFfn, kVisionHeads, kVisionPatch,
 };
 // clang-format on

@@ -58,6 +58,7 @@ void read_sections(YamlReader& r, const YNode* arch, Model& m) {
     m.moe.ffn = r.int64(s, "ffn", q).value_or(0);
     m.moe.shared_experts = r.int32(s, "shared_experts", q).value_or(0);
     m.moe.shared_ffn = r.int64(s, "shared_ffn", q).value_or(0);
+    m.moe.latent = r.int64(s, "latent", q).value_or(0);
     m.moe.shared_gate = r.boolean(s, "shared_gate", q).value_or(false);
     m.moe.expert_bias = r.boolean(s, "expert_bias", q).value_or(false);
     m.moe.router_bias = r.boolean(s, "router_bias", q).value_or(false);
@@ -204,6 +205,7 @@ std::string yaml_key(ArchKey k) {
     case ArchKey::kMoeFfn: return "architecture.moe.ffn";
     case ArchKey::kSharedExperts: return "architecture.moe.shared_experts";
     case ArchKey::kSharedFfn: return "architecture.moe.shared_ffn";
+    case ArchKey::kMoeLatent: return "architecture.moe.latent";
     case ArchKey::kVisionLayers: return "architecture.vision.layers";
     case ArchKey::kVisionHidden: return "architecture.vision.hidden";
     case ArchKey::kVisionFfn: return "architecture.vision.ffn";

@@ -12,9 +12,10 @@ namespace {
 // that is every module a layer can hold.
 constexpr uint32_t kCgWholeLayer = kCgAttn | kCgMlp | kCgMoe | kCgMamba;
 
-void read_cuda_graph(YamlReader& r, const YNode* features, Layout& l) {
+// Returns whether the scope was given as `full` (the whole layer; link_recipe_model narrows it).
+bool read_cuda_graph(YamlReader& r, const YNode* features, Layout& l) {
   const YNode* cg = r.map(features, "cuda_graph", "features");
-  if (cg == nullptr) return;
+  if (cg == nullptr) return false;
   const std::string p = "features.cuda_graph";
   const auto impl = r.string(cg, "impl", p);
   if (impl) {
@@ -34,6 +35,7 @@ void read_cuda_graph(YamlReader& r, const YNode* features, Layout& l) {
   // list, or one word: full (the whole layer) or full_iteration (with impl local: a full-iteration graph).
   uint32_t scope = 0;
   bool full_iteration = false;
+  bool whole_layer = false;
   for (const char* key : {"scope", "modules"}) {
     const YNode* v = cg->get(key);
     if (v == nullptr || v->is_null()) continue;
@@ -50,6 +52,7 @@ void read_cuda_graph(YamlReader& r, const YNode* features, Layout& l) {
     for (const YNode* w : words) {
       if (w->text == "full") {
         scope |= kCgWholeLayer;
+        whole_layer = true;
       } else if (w->text == "full_iteration") {
         full_iteration = true;
       } else if (auto bit = parse_cuda_graph_scope(w->text)) {
@@ -63,6 +66,7 @@ void read_cuda_graph(YamlReader& r, const YNode* features, Layout& l) {
   if (full_iteration && l.cuda_graph == CudaGraph::kLocal) l.cuda_graph = CudaGraph::kFullIteration;
   if (l.cuda_graph == CudaGraph::kNone) scope = 0;  // a scope without a graph captures nothing
   l.cuda_graph_scope = scope;
+  return whole_layer && scope != 0;
 }
 
 void read_pipeline_layout(YamlReader& r, const YNode* features, Layout& l) {
@@ -90,11 +94,12 @@ void read_pipeline_layout(YamlReader& r, const YNode* features, Layout& l) {
   l.last_stage_layers = r.int32(pl, "last_stage_layers", "features.pipeline_layout").value_or(0);
 }
 
-void read_features(YamlReader& r, const YNode& doc, Layout& l, std::optional<std::string>& flex_backend) {
+void read_features(YamlReader& r, const YNode& doc, Recipe& rec, std::optional<std::string>& flex_backend) {
+  Layout& l = rec.layout;
   const YNode* f = r.map(&doc, "features", "");
   if (f == nullptr) return;
   const std::string p = "features";
-  read_cuda_graph(r, f, l);
+  rec.cuda_graph_whole_layer = read_cuda_graph(r, f, l);
   read_pipeline_layout(r, f, l);
   if (const YNode* rm = f->get("recompute_modules"); rm != nullptr && !rm->is_null()) {
     const auto names = r.string_list(f, "recompute_modules", p);
@@ -119,12 +124,14 @@ void read_features(YamlReader& r, const YNode& doc, Layout& l, std::optional<std
   l.te_rng_tracker = r.boolean(f, "te_rng_tracker", p).value_or(l.te_rng_tracker);
   l.distributed_optimizer = r.boolean(f, "distributed_optimizer", p).value_or(l.distributed_optimizer);
   l.grad_reduce_in_fp32 = r.boolean(f, "grad_reduce_in_fp32", p).value_or(l.grad_reduce_in_fp32);
-  // The two pipeline-split settings the stage plan models (the others stay settings for the rules).
+  // The settings the layout models (the others stay settings for the rules).
   if (const YNode* st = f->get("settings"); st != nullptr && st->is_map()) {
     const std::string sp = p + ".settings";
     l.account_for_embedding =
         r.boolean(st, "account_for_embedding_in_pipeline_split", sp).value_or(l.account_for_embedding);
     l.account_for_loss = r.boolean(st, "account_for_loss_in_pipeline_split", sp).value_or(l.account_for_loss);
+    // Megatron's name, as `launch --target recipe` writes a layout without the distributed optimizer.
+    l.distributed_optimizer = r.boolean(st, "use_distributed_optimizer", sp).value_or(l.distributed_optimizer);
   }
   flex_backend = r.string(f, "flex_backend", p);
 }
@@ -167,10 +174,11 @@ void read_layout(YamlReader& r, const YNode& doc, int gpus, Recipe& rec) {
   l.cp = cp.value_or(1);
   l.ep = ep.value_or(1);
   l.vp = r.int32(lay, "vpp", p, 1).value_or(1);
-  // An omitted ETP reads as 1, not as Megatron-Core's default (TP): read as TP, six records that ran
-  // (GLM-4.5 SFT/LoRA, gpt-oss 32k SFT, Qwen3.5-VL-122B) would break RB-EP-DIVISIBLE or
-  // RB-MOE-BIAS-ETP, so their Bridge model providers set ETP 1. `estimate --etp` keeps TP.
-  l.etp = r.int32(lay, "etp", p, 1).value_or(1);
+  // An omitted ETP is unset: 1 here, Megatron's default once the catalog links the model
+  // (link_recipe_model).
+  const auto etp = r.int32(lay, "etp", p, 1);
+  rec.etp_recorded = etp.has_value();
+  l.etp = etp.value_or(1);
   if (dp) {
     l.dp = *dp;
   } else if (gpus > 0) {
@@ -187,7 +195,7 @@ void read_layout(YamlReader& r, const YNode& doc, int gpus, Recipe& rec) {
   // recipes and the card runs on them set grad_reduce_in_fp32=True; perf recipes set False).
   l.grad_reduce_in_fp32 = rec.framework == "megatron-bridge" && rec.kind != RecipeKind::kPerformance;
   std::optional<std::string> flex_backend;
-  read_features(r, doc, l, flex_backend);
+  read_features(r, doc, rec, flex_backend);
   if (auto d = r.string(lay, "dispatcher", p)) {
     const std::string f = to_lower(*d);
     if (f == "flex") {
@@ -205,6 +213,25 @@ void read_layout(YamlReader& r, const YNode& doc, int gpus, Recipe& rec) {
       r.error(*lay->get("dispatcher"), "`layout.dispatcher` is '" + *d + "'",
               "use alltoall, allgather or flex");
     }
+  }
+}
+
+void link_recipe_model(Recipe& rec, const Model& m) {
+  if (!m.has_architecture) return;
+  Layout& l = rec.layout;
+  if (!rec.etp_recorded)
+    l.etp = m.is_moe() ? default_etp(l, rec.framework == "megatron-bridge" ? EtpDefault::kMegatronBridge
+                                                                              : EtpDefault::kMegatronCore)
+                       : 1;
+  // `full` graphs the whole layer, whatever it holds: the modules of the layer kinds the model has.
+  if (rec.cuda_graph_whole_layer) {
+    uint32_t held = 0;
+    const int mamba = m.count_layers(MixerKind::kMamba2);
+    if (m.num_layers() - mamba - m.count_layers(MixerKind::kNone) > 0) held |= kCgAttn;  // MHA/GQA, MLA, GDN
+    if (mamba > 0) held |= kCgMamba;
+    if (m.count_layers(FfnKind::kDense) > 0) held |= kCgMlp;
+    if (m.count_layers(FfnKind::kMoe) > 0) held |= kCgMoe;
+    l.cuda_graph_scope = (l.cuda_graph_scope & ~kCgWholeLayer) | (kCgWholeLayer & held);
   }
 }
 

@@ -53,6 +53,13 @@ struct Hardware {
   double host_memory_bytes_per_s = 0;  // per node, peak (what the CPU optimizer step streams at)
   std::string host_source;
   [[nodiscard]] bool has_host() const { return host_link_bytes_per_s > 0 && host_memory_bytes > 0; }
+  // GEMM size curves of the time model (docs/model.md "Time"): a GEMM whose smallest dimension is n
+  // runs at eff.gemm x n / (n + half_dim). Dense GEMMs take n = the smallest TP-sharded dimension,
+  // grouped expert GEMMs n = sqrt(h x width / etp). Defaults: the session-3 values (chosen on every
+  // measured row); bench/accuracy.cpp re-chooses them inside each leave-one-out fold, and its choice on
+  // every benchmark run is now 512 / 4096 (BENCHMARKS.md, not adopted yet). Not a catalog field yet.
+  double gemm_half_dim = 1024;
+  double expert_half_dim = 4096;
 
   double usd_per_gpu_hour = 0;  // 0 = no public price
   std::string price_source;

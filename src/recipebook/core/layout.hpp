@@ -117,6 +117,16 @@ struct Layout {
   }
 };
 
+// The expert TP of a layout that sets none (expert_tensor_parallel_size unset). Megatron-Core
+// resolves it to TP (core/model_parallel_config.py __post_init__, and parallel_state.py
+// initialize_model_parallel). Megatron-Bridge, since PR #4579 (models/transformer_config.py
+// _set_moe_expert_tensor_parallel_default, applied by its providers and training/initialize.py), sets
+// 1 when EP > 1 and otherwise leaves Megatron-Core's TP. Only a MoE model has experts to split.
+enum class EtpDefault { kMegatronCore, kMegatronBridge };
+[[nodiscard]] inline int default_etp(const Layout& l, EtpDefault d) {
+  return d == EtpDefault::kMegatronBridge && l.ep > 1 ? 1 : l.tp;
+}
+
 // Training goal.
 enum class Mode { kPretrain, kSft, kPeft };
 

@@ -90,6 +90,11 @@ struct MoeDims {
   bool shared_gate = false;  // a sigmoid gate on the shared expert output (Qwen2-MoE style)
   bool expert_bias = false;  // biases in expert linear layers (gpt-oss)
   bool router_bias = false;  // router linear bias (gpt-oss); DeepSeek's e_score bias is not a weight
+  // Latent MoE (Nemotron 3 Super, config.json moe_latent_size; Megatron-Core --moe-latent-size): the
+  // routed experts run at this width instead of the hidden size, between fc1_latent_proj (hidden ->
+  // latent) and fc2_latent_proj (latent -> hidden); router and shared expert stay at the hidden size.
+  // 0 = none.
+  int64_t latent = 0;
 };
 
 struct VisionDims {

@@ -60,6 +60,12 @@ struct Recipe {
 
   bool layout_known = false;  // every degree below was given (else `layout` holds defaults)
   Layout layout;
+  // `layout.etp` was given. An omitted one reads as 1 until the catalog links the model, which sets
+  // Megatron's default for a MoE model (catalog/recipe_layout.hpp link_recipe_model).
+  bool etp_recorded = false;
+  // The CUDA-graph scope was given as `full` (the whole layer): the catalog narrows it to the layer
+  // kinds the model has once linked.
+  bool cuda_graph_whole_layer = false;
   int64_t seq = 0;
   int64_t gbs = 0;
   bool precision_known = false;

@@ -13,8 +13,15 @@ Json layout_json(const Layout& l) {
   j["ep"] = l.ep;
   j["etp"] = l.etp;
   j["dp"] = l.dp;
-  j["first_stage_layers"] = l.first_stage_layers;  // 0 and 0: an even pipeline split
-  j["last_stage_layers"] = l.last_stage_layers;
+  // An explicit pipeline_model_parallel_layout instead of stage counts (Megatron-Core refuses both),
+  // as `--pipeline-layout` reads it back: recommend's launch request carries it to the command,
+  // which would otherwise clear the recipe's own.
+  if (!l.pipeline_layout.empty()) {
+    j["pipeline_layout"] = pipeline_layout_str(l.pipeline_layout);
+  } else {
+    j["first_stage_layers"] = l.first_stage_layers;  // 0 and 0: an even pipeline split
+    j["last_stage_layers"] = l.last_stage_layers;
+  }
   j["mbs"] = l.mbs;
   j["sp"] = l.sp;
   j["fsdp"] = l.fsdp;

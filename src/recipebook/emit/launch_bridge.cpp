@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 
+#include "recipebook/core/layout_fields.hpp"
 #include "recipebook/emit/entry_points.hpp"
 #include "recipebook/emit/launch.hpp"
 #include "recipebook/emit/launch_script.hpp"
@@ -70,6 +71,12 @@ void add(std::vector<std::string>& out, std::string_view key, const std::string&
   out.push_back(fmt::format("{}={}", key, value));
 }
 
+// A plain field (an int or a switch) as its row of the layout field table spells it for Bridge.
+void add_field(std::vector<std::string>& out, std::string_view field, const Layout& l) {
+  const LayoutField& r = layout_field(field);
+  add(out, r.bridge, r.kind == FieldKind::kBool ? py_bool(l.*r.bool_member) : field_text(r, l));
+}
+
 }  // namespace
 
 std::span<const std::string_view> bridge_override_keys() { return run_recipe_entry().override_keys; }
@@ -81,14 +88,10 @@ std::vector<std::string> bridge_overrides(const LaunchSpec& spec) {
   // The parallel layout and the batch are always written (they are what a launch is about, and
   // the catalog has them exactly); features only where they differ from the recipe's own.
   if (spec.layout_given) {
-    add(out, "model.tensor_model_parallel_size", std::to_string(l.tp));
-    add(out, "model.pipeline_model_parallel_size", std::to_string(l.pp));
-    add(out, "model.virtual_pipeline_model_parallel_size", l.vp > 1 ? std::to_string(l.vp) : "null");
-    add(out, "model.context_parallel_size", std::to_string(l.cp));
-    add(out, "model.expert_model_parallel_size", std::to_string(l.ep));
-    add(out, "model.expert_tensor_parallel_size", std::to_string(l.etp));
-    add(out, "model.sequence_parallel", py_bool(l.sp));
-    add(out, "train.micro_batch_size", std::to_string(l.mbs));
+    add_field(out, "tp", l);
+    add_field(out, "pp", l);
+    add(out, layout_field("vp").bridge, l.vp > 1 ? std::to_string(l.vp) : "null");
+    for (std::string_view f : {"cp", "ep", "etp", "sp", "mbs"}) add_field(out, f, l);
   }
   if (spec.gbs > 0) add(out, "train.global_batch_size", std::to_string(spec.gbs));
   if (spec.seq > 0) {
@@ -99,37 +102,42 @@ std::vector<std::string> bridge_overrides(const LaunchSpec& spec) {
   if (!spec.layout_given) return out;
 
   auto differs = [&](auto field) { return !base || field(*base) != field(l); };
+  // A plain field written where it differs from the recipe's.
+  auto differs_field = [&](std::string_view field) {
+    const LayoutField& r = layout_field(field);
+    return !base || field_text(r, *base) != field_text(r, l);
+  };
   if (spec.precision_given && differs([](const Layout& x) { return x.precision; }))
-    add(out, "mixed_precision", std::string(bridge_precision_recipe(l.precision)));
+    add(out, layout_field("precision").bridge, std::string(bridge_precision_recipe(l.precision)));
   if (!base || !same_recompute(*base, l)) {
     switch (l.recompute) {
-      case Recompute::kNone: add(out, "model.recompute_granularity", "null"); break;
+      case Recompute::kNone: add(out, layout_field("recompute").bridge, "null"); break;
       case Recompute::kSelective:
-        add(out, "model.recompute_granularity", "selective");
-        add(out, "model.recompute_modules", fmt::format("[{}]", recompute_modules_str(selective_modules(l))));
+        add(out, layout_field("recompute").bridge, "selective");
+        add(out, layout_field("recompute_modules").bridge, fmt::format("[{}]", recompute_modules_str(selective_modules(l))));
         break;
       case Recompute::kFull:
-        add(out, "model.recompute_granularity", "full");
-        add(out, "model.recompute_method", l.recompute_method == RecomputeMethod::kBlock ? "block" : "uniform");
-        add(out, "model.recompute_num_layers", std::to_string(l.recompute_layers));
+        add(out, layout_field("recompute").bridge, "full");
+        add(out, layout_field("recompute_method").bridge, l.recompute_method == RecomputeMethod::kBlock ? "block" : "uniform");
+        add_field(out, "recompute_layers", l);
         break;
     }
   }
   if (is_moe(spec) && differs([](const Layout& x) { return x.dispatcher; })) {
     switch (l.dispatcher) {
-      case Dispatcher::kAlltoall: add(out, "model.moe_token_dispatcher_type", "alltoall"); break;
-      case Dispatcher::kAllgather: add(out, "model.moe_token_dispatcher_type", "allgather"); break;
+      case Dispatcher::kAlltoall: add(out, layout_field("dispatcher").bridge, "alltoall"); break;
+      case Dispatcher::kAllgather: add(out, layout_field("dispatcher").bridge, "allgather"); break;
       case Dispatcher::kFlexDeepep:
       case Dispatcher::kFlexHybridep:
-        add(out, "model.moe_token_dispatcher_type", "flex");
+        add(out, layout_field("dispatcher").bridge, "flex");
         add(out, "model.moe_flex_dispatcher_backend", std::string(dispatcher_name(l.dispatcher)));
         break;
     }
   }
   if (differs([](const Layout& x) { return std::pair(x.cuda_graph, x.cuda_graph_scope); })) {
-    add(out, "model.cuda_graph_impl", std::string(cuda_graph_name(l.cuda_graph)));
+    add(out, layout_field("cuda_graph").bridge, std::string(cuda_graph_name(l.cuda_graph)));
     if (l.cuda_graph == CudaGraph::kTransformerEngine && l.cuda_graph_scope != 0)
-      add(out, "model.cuda_graph_scope", scope_list(l.cuda_graph_scope));
+      add(out, layout_field("cuda_graph_scope").bridge, scope_list(l.cuda_graph_scope));
     if (l.cuda_graph != CudaGraph::kNone) {
       // CUDA graphs need the TE RNG tracker (asserted in gpt_provider; seed 004's pitfall table).
       add(out, "model.use_te_rng_tracker", "True");
@@ -138,13 +146,13 @@ std::vector<std::string> bridge_overrides(const LaunchSpec& spec) {
     // Full-iteration graphs require check_for_nan_in_loss=False (Bridge training/config.py).
     if (l.cuda_graph == CudaGraph::kFullIteration) add(out, "rerun_state_machine.check_for_nan_in_loss", "False");
   }
-  if (differs([](const Layout& x) { return x.fsdp; })) {
-    add(out, "ddp.use_megatron_fsdp", py_bool(l.fsdp));
+  if (differs_field("fsdp")) {
+    add_field(out, "fsdp", l);
     if (l.fsdp) add(out, "ddp.data_parallel_sharding_strategy", "optim_grads_params");
   }
-  if (differs([](const Layout& x) { return x.distributed_optimizer; })) {
+  if (differs_field("distributed_optimizer")) {
     // Bridge force-syncs the two copies of this switch; write both so neither warns.
-    add(out, "ddp.use_distributed_optimizer", py_bool(l.distributed_optimizer));
+    add_field(out, "distributed_optimizer", l);
     add(out, "optimizer.use_distributed_optimizer", py_bool(l.distributed_optimizer));
   }
   const bool opt_offload = l.optimizer_offload_fraction > 0;
@@ -168,32 +176,27 @@ std::vector<std::string> bridge_overrides(const LaunchSpec& spec) {
       add(out, "model.activation_offload_fraction", fmt::format("{:g}", l.activation_offload_fraction));
     }
   }
-  if (differs([](const Layout& x) { return x.grad_reduce_in_fp32; }))
-    add(out, "ddp.grad_reduce_in_fp32", py_bool(l.grad_reduce_in_fp32));
+  if (differs_field("grad_reduce_in_fp32")) add_field(out, "grad_reduce_in_fp32", l);
   if (differs([](const Layout& x) { return x.cpu_offload_layers; })) {
     add(out, "model.cpu_offloading", py_bool(l.cpu_offload_layers > 0));
-    if (l.cpu_offload_layers > 0) add(out, "model.cpu_offloading_num_layers", std::to_string(l.cpu_offload_layers));
+    if (l.cpu_offload_layers > 0) add_field(out, "cpu_offload_layers", l);
   }
-  if (is_moe(spec) && differs([](const Layout& x) { return x.ep_a2a_overlap; }))
-    add(out, "comm_overlap.overlap_moe_expert_parallel_comm", py_bool(l.ep_a2a_overlap));
-  if (differs([](const Layout& x) { return x.tp_comm_overlap; }))
-    add(out, "comm_overlap.tp_comm_overlap", py_bool(l.tp_comm_overlap));
+  if (is_moe(spec) && differs_field("ep_a2a_overlap")) add_field(out, "ep_a2a_overlap", l);
+  if (differs_field("tp_comm_overlap")) add_field(out, "tp_comm_overlap", l);
   // An explicit layout: Megatron-Core refuses it beside first/last stage counts or embedding/loss
   // accounting (transformer_config.py), so those are cleared with it; quoted for Hydra's grammar,
   // where `(`, `)` and `|` are not plain characters.
   const bool layout_changed = differs([](const Layout& x) { return x.pipeline_layout; });
   if (layout_changed)
-    add(out, "model.pipeline_model_parallel_layout",
+    add(out, layout_field("pipeline_layout").bridge,
         l.pipeline_layout.empty() ? "null" : "\"" + pipeline_layout_str(l.pipeline_layout) + "\"");
   const bool clear_split = layout_changed && !l.pipeline_layout.empty();
-  if (clear_split || differs([](const Layout& x) { return x.account_for_embedding; }))
-    add(out, "model.account_for_embedding_in_pipeline_split", py_bool(l.account_for_embedding));
-  if (clear_split || differs([](const Layout& x) { return x.account_for_loss; }))
-    add(out, "model.account_for_loss_in_pipeline_split", py_bool(l.account_for_loss));
+  for (std::string_view f : {"account_for_embedding", "account_for_loss"})
+    if (clear_split || differs_field(f)) add_field(out, f, l);
   if (clear_split || differs([](const Layout& x) { return std::pair(x.first_stage_layers, x.last_stage_layers); })) {
-    add(out, "model.num_layers_in_first_pipeline_stage",
+    add(out, layout_field("first_stage_layers").bridge,
         l.first_stage_layers > 0 ? std::to_string(l.first_stage_layers) : "null");
-    add(out, "model.num_layers_in_last_pipeline_stage",
+    add(out, layout_field("last_stage_layers").bridge,
         l.last_stage_layers > 0 ? std::to_string(l.last_stage_layers) : "null");
   }
   return out;

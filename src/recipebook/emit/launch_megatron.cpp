@@ -8,6 +8,7 @@
 
 #include <array>
 
+#include "recipebook/core/layout_fields.hpp"
 #include "recipebook/emit/entry_points.hpp"
 #include "recipebook/emit/launch.hpp"
 #include "recipebook/emit/launch_script.hpp"
@@ -20,6 +21,17 @@ template <typename T>
 void add(std::vector<std::string>& out, std::string_view flag, const T& value) {
   out.emplace_back(flag);
   out.push_back(fmt::format("{}", value));
+}
+
+// A plain field as its row of the layout field table spells it for Megatron-LM: an int as flag and
+// value, a switch as the flag when on.
+void add_field(std::vector<std::string>& out, std::string_view field, const Layout& l) {
+  const LayoutField& r = layout_field(field);
+  if (r.kind == FieldKind::kBool) {
+    if (l.*r.bool_member) add(out, r.megatron);
+  } else {
+    add(out, r.megatron, field_text(r, l));
+  }
 }
 
 bool is_moe(const LaunchSpec& spec) {
@@ -163,25 +175,22 @@ std::vector<std::string> megatron_args(const LaunchSpec& spec) {
   else
     out.emplace_back(kModelArgsWord);
   const Layout& l = spec.layout;
-  add(out, "--tensor-model-parallel-size", l.tp);
-  add(out, "--pipeline-model-parallel-size", l.pp);
+  add_field(out, "tp", l);
+  add_field(out, "pp", l);
   // --pipeline-model-parallel-layout sets VP itself and excludes --num-virtual-stages-per-pipeline-rank
   // (megatron/training/arguments.py).
   if (!l.pipeline_layout.empty())
-    add(out, "--pipeline-model-parallel-layout", pipeline_layout_str(l.pipeline_layout));
+    add_field(out, "pipeline_layout", l);
   else if (l.vp > 1)
-    add(out, "--num-virtual-stages-per-pipeline-rank", l.vp);
-  if (l.first_stage_layers > 0) add(out, "--decoder-first-pipeline-num-layers", l.first_stage_layers);
-  if (l.last_stage_layers > 0) add(out, "--decoder-last-pipeline-num-layers", l.last_stage_layers);
-  if (l.account_for_embedding) add(out, "--account-for-embedding-in-pipeline-split");
-  if (l.account_for_loss) add(out, "--account-for-loss-in-pipeline-split");
-  add(out, "--context-parallel-size", l.cp);
+    add_field(out, "vp", l);
+  if (l.first_stage_layers > 0) add_field(out, "first_stage_layers", l);
+  if (l.last_stage_layers > 0) add_field(out, "last_stage_layers", l);
+  for (std::string_view f : {"account_for_embedding", "account_for_loss", "cp"}) add_field(out, f, l);
   if (is_moe(spec)) {
-    add(out, "--expert-model-parallel-size", l.ep);
-    add(out, "--expert-tensor-parallel-size", l.etp);
+    add_field(out, "ep", l);
+    add_field(out, "etp", l);
   }
-  if (l.sp) add(out, "--sequence-parallel");
-  add(out, "--micro-batch-size", l.mbs);
+  for (std::string_view f : {"sp", "mbs"}) add_field(out, f, l);
   add(out, "--global-batch-size", spec.gbs);
   add(out, "--seq-length", spec.seq);
   add(out, "--train-iters", spec.train_iters > 0 ? spec.train_iters : 100);
@@ -189,19 +198,19 @@ std::vector<std::string> megatron_args(const LaunchSpec& spec) {
   switch (l.recompute) {
     case Recompute::kNone: break;
     case Recompute::kSelective:
-      add(out, "--recompute-granularity", "selective");
-      add(out, "--recompute-modules");
+      add(out, layout_field("recompute").megatron, "selective");
+      add(out, layout_field("recompute_modules").megatron);
       for (uint32_t bit = 1; bit != 0 && bit <= kRcMhc; bit <<= 1)
         if (((l.recompute_modules == 0 ? kRcDefault : l.recompute_modules) & bit) != 0)
           out.push_back(recompute_modules_str(bit));
       break;
     case Recompute::kFull:
-      add(out, "--recompute-granularity", "full");
-      add(out, "--recompute-method", l.recompute_method == RecomputeMethod::kBlock ? "block" : "uniform");
-      add(out, "--recompute-num-layers", l.recompute_layers);
+      add(out, layout_field("recompute").megatron, "full");
+      add_field(out, "recompute_method", l);
+      add_field(out, "recompute_layers", l);
       break;
   }
-  if (l.cpu_offload_layers > 0) add(out, "--cpu-offloading-num-layers", l.cpu_offload_layers);
+  if (l.cpu_offload_layers > 0) add_field(out, "cpu_offload_layers", l);
   // Fine-grained activation offloading (Megatron-LM flags from TransformerConfig, docs/user-guide/
   // features/fine_grained_activation_offloading.md).
   if (l.offload_modules != 0) {
@@ -214,31 +223,31 @@ std::vector<std::string> megatron_args(const LaunchSpec& spec) {
   }
   if (is_moe(spec)) {
     switch (l.dispatcher) {
-      case Dispatcher::kAlltoall: add(out, "--moe-token-dispatcher-type", "alltoall"); break;
-      case Dispatcher::kAllgather: add(out, "--moe-token-dispatcher-type", "allgather"); break;
+      case Dispatcher::kAlltoall: add(out, layout_field("dispatcher").megatron, "alltoall"); break;
+      case Dispatcher::kAllgather: add(out, layout_field("dispatcher").megatron, "allgather"); break;
       case Dispatcher::kFlexDeepep:
       case Dispatcher::kFlexHybridep:
-        add(out, "--moe-token-dispatcher-type", "flex");
+        add(out, layout_field("dispatcher").megatron, "flex");
         add(out, "--moe-flex-dispatcher-backend", dispatcher_name(l.dispatcher));
         break;
     }
-    if (l.ep_a2a_overlap) add(out, "--overlap-moe-expert-parallel-comm");
+    add_field(out, "ep_a2a_overlap", l);
   }
   switch (l.cuda_graph) {
     case CudaGraph::kNone: break;
     case CudaGraph::kTransformerEngine:
-      add(out, "--cuda-graph-impl", "transformer_engine");
+      add(out, layout_field("cuda_graph").megatron, "transformer_engine");
       if (l.cuda_graph_scope != 0) {
-        add(out, "--cuda-graph-scope");
+        add(out, layout_field("cuda_graph_scope").megatron);
         for (std::string_view s : {"attn", "mlp", "moe", "moe_router", "moe_preprocess", "mamba"})
           if ((l.cuda_graph_scope & *parse_cuda_graph_scope(s)) != 0) out.emplace_back(s);
       }
       break;
-    case CudaGraph::kLocal: add(out, "--cuda-graph-impl", "local"); break;
+    case CudaGraph::kLocal: add(out, layout_field("cuda_graph").megatron, "local"); break;
     case CudaGraph::kFullIteration:
       // arguments.py: "full_iteration scope is only supported with --cuda-graph-impl=local"; full
       // graphs need the NaN check off (Bridge training/config.py, REFERENCES.md C 15).
-      add(out, "--cuda-graph-impl", "local");
+      add(out, layout_field("cuda_graph").megatron, "local");
       add(out, "--cuda-graph-scope", "full_iteration");
       add(out, "--no-check-for-nan-in-loss-and-grad");
       break;
@@ -247,7 +256,7 @@ std::vector<std::string> megatron_args(const LaunchSpec& spec) {
   if (l.distributed_optimizer || l.fsdp) add(out, "--use-distributed-optimizer");
   if (l.fsdp) {
     // Megatron-FSDP as Megatron-LM's examples run it (ZeRO-3 sharding, fsdp_dtensor checkpoints).
-    add(out, "--use-megatron-fsdp");
+    add(out, layout_field("fsdp").megatron);
     add(out, "--data-parallel-sharding-strategy", "optim_grads_params");
     add(out, "--no-gradient-accumulation-fusion");
     add(out, "--ckpt-format", "fsdp_dtensor");
@@ -261,8 +270,7 @@ std::vector<std::string> megatron_args(const LaunchSpec& spec) {
     add(out, "--optimizer-offload-fraction", fmt::format("{:g}", l.optimizer_offload_fraction));
     add(out, "--overlap-cpu-optimizer-d2h-h2d");
   }
-  if (l.grad_reduce_in_fp32) add(out, "--accumulate-allreduce-grads-in-fp32");
-  if (l.tp_comm_overlap) add(out, "--tp-comm-overlap");
+  for (std::string_view f : {"grad_reduce_in_fp32", "tp_comm_overlap"}) add_field(out, f, l);
   if (spec.dataset.empty() || spec.dataset == "mock") {
     add(out, "--mock-data");
     add(out, "--tokenizer-type", "NullTokenizer");

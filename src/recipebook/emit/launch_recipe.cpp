@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "recipebook/core/layout_fields.hpp"
 #include "recipebook/emit/launch.hpp"
 #include "recipebook/emit/launch_script.hpp"
 
@@ -34,6 +35,13 @@ void append_block_scalar(std::string& out, std::string_view key, const std::stri
     out += line.empty() ? std::string("\n") : p + "  " + std::string(line) + "\n";
     start = end + 1;
   }
+}
+
+// A plain field of the layout block or of `features`, as `key: value` with the last part of its
+// record path from the layout field table ("layout.rows_per_microbatch" -> "  rows_per_microbatch: 2").
+std::string yaml_line(std::string_view field, const Layout& l) {
+  const LayoutField& r = layout_field(field);
+  return fmt::format("  {}: {}\n", r.yaml.substr(r.yaml.rfind('.') + 1), field_text(r, l));
 }
 
 std::string num(double v, int decimals) { return fmt::format("{:.{}f}", v, decimals); }
@@ -73,10 +81,9 @@ Result<std::string> render_recipe_draft(const LaunchSpec& spec) {
 
   if (spec.layout_given) {
     out += "layout:\n  label: " + q(layout_label(spec)) + "\n";
-    out += fmt::format("  tp: {}\n  pp: {}\n  vpp: {}\n  cp: {}\n  ep: {}\n  etp: {}\n  dp: {}\n", l.tp, l.pp, l.vp,
-                       l.cp, l.ep, l.etp, l.dp);
-    out += "  sequence_parallel: " + yaml_bool(l.sp) + "\n";
-    out += fmt::format("  rows_per_microbatch: {}\n", l.mbs);
+    for (std::string_view f : {"tp", "pp", "vp", "cp", "ep", "etp"}) out += yaml_line(f, l);
+    out += fmt::format("  dp: {}\n", l.dp);
+    for (std::string_view f : {"sp", "mbs"}) out += yaml_line(f, l);
     switch (l.recompute) {
       case Recompute::kNone: break;  // no `recompute` map: none
       case Recompute::kSelective: out += "  recompute:\n    granularity: selective\n"; break;
@@ -96,18 +103,16 @@ Result<std::string> render_recipe_draft(const LaunchSpec& spec) {
       out += "  recompute_modules: [" +
              recompute_modules_str(l.recompute_modules == 0 ? kRcDefault : l.recompute_modules) + "]\n";
     if (spec.precision_given) out += fmt::format("  precision_recipe: {}\n", bridge_precision_recipe(l.precision));
-    out += "  fsdp: " + yaml_bool(l.fsdp) + "\n";
+    out += yaml_line("fsdp", l);
     if (l.fsdp) out += "  fsdp_strategy: optim_grads_params\n";
-    out += fmt::format("  cpu_offload_layers: {}\n", l.cpu_offload_layers);
+    out += yaml_line("cpu_offload_layers", l);
     if (l.optimizer_offload_fraction > 0)
       out += fmt::format("  optimizer_offload_fraction: {:g}\n", l.optimizer_offload_fraction);
     if (l.offload_modules != 0)
       out += "  fine_grained_offload: true\n  offload_modules: [" + offload_modules_str(l.offload_modules) + "]\n";
     out += fmt::format("  flex_backend: {}\n", flex ? dispatcher_name(l.dispatcher) : "null");
-    out += "  ep_a2a_overlap: " + yaml_bool(l.ep_a2a_overlap) + "\n";
-    out += "  tp_comm_overlap: " + yaml_bool(l.tp_comm_overlap) + "\n";
-    out += "  precision_aware_optimizer: " + yaml_bool(l.precision_aware_optimizer) + "\n";
-    out += "  grad_reduce_in_fp32: " + yaml_bool(l.grad_reduce_in_fp32) + "\n";
+    for (std::string_view f : {"ep_a2a_overlap", "tp_comm_overlap", "precision_aware_optimizer", "grad_reduce_in_fp32"})
+      out += yaml_line(f, l);
     out += "  te_rng_tracker: " + yaml_bool(l.te_rng_tracker || l.cuda_graph != CudaGraph::kNone) + "\n";
     if (!l.pipeline_layout.empty())
       out += "  pipeline_layout: '" + pipeline_layout_str(l.pipeline_layout) + "'\n";

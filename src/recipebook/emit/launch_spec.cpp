@@ -96,12 +96,6 @@ std::string extendable(const Catalog& catalog, const std::string& name, const La
 }  // namespace
 
 Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& catalog, std::vector<std::string>& notes) {
-  // A plan (or recommend) JSON entry is a request of its own, under the flags given with it.
-  if (req.recipe_file == nullptr && req.source.size() > 5 && req.source.ends_with(".json")) {
-    SpecRequest from_plan = req;
-    if (auto ok = read_plan_request(req.source, req.pick, from_plan, notes); !ok) return tl::unexpected(ok.error());
-    return build_launch_spec(from_plan, catalog, notes);
-  }
   LaunchSpec spec;
   spec.gpus_per_node = 0;  // decided below: the flag, else the recipe's on its own GPU, else the target GPU's node
   spec.dataset = req.dataset;

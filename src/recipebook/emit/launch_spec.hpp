@@ -1,13 +1,12 @@
 // Building a LaunchSpec from what the user names: a catalog recipe (by name, or a recipe YAML file),
-// an entry of `recipebook plan --json` output, or layout flags; and checking it against the rules
-// before anything is rendered.
+// an entry of `recipebook plan --json` output (read into a SpecRequest by the CLI's
+// launch_request.hpp), or layout flags; and checking it against the rules before anything is
+// rendered.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "recipebook/catalog/catalog.hpp"
 #include "recipebook/core/diagnostic.hpp"
@@ -18,9 +17,8 @@
 namespace rb {
 
 struct SpecRequest {
-  std::string source;  // recipe name or plan .json file; empty = layout flags only
+  std::string source;  // recipe name; empty = layout flags only (a plan file is read first: launch_request.hpp)
   const RecipeEntry* recipe_file = nullptr;  // a recipe read from a file (Catalog::check_file), instead of `source`
-  int pick = 1;        // which plan entry (1 = the first)
   std::string model, gpu, mode;
   int gpus = 0, gpus_per_node = 0;
   int64_t seq = 0, gbs = 0;
@@ -41,13 +39,5 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
 // known; `skipped` then says why.
 std::vector<Finding> check_launch_rules(const LaunchSpec& spec, const Catalog& catalog, std::string& skipped,
                                         const RecipeEntry* recipe_file = nullptr);
-
-// The pieces build_launch_spec is made of (launch_plan.cpp).
-// Entry `pick` (1-based) of a `plan --json` file, or the `launch` object of a `recommend --json`
-// file, into the fields of `req` that are unset (the command line wins): the recipe it starts from,
-// model, GPU, GPUs, mode, seq, gbs, dataset and the layout flags (emit/catalog_json.cpp layout_json names).
-Result<void> read_plan_request(const std::string& path, int pick, SpecRequest& req, std::vector<std::string>& notes);
-// The same for one JSON entry (`root`: the document it is in, for fields the entry leaves to it).
-Result<void> read_launch_request(const nlohmann::json& entry, const nlohmann::json& root, SpecRequest& req);
 
 }  // namespace rb

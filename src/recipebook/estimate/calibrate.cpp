@@ -98,7 +98,7 @@ Params fit_group(const std::vector<CalibrationPoint>& points, const FitGroup& g,
   Params best = center;
   const double cmin = opt.comm_min / std::max(1e-9, std::max(g.start.nvlink, g.start.scaleout));
   const double cmax = opt.comm_max / std::max(1e-9, std::min(g.start.nvlink, g.start.scaleout));
-  const bool fit_comm = g.idx.size() >= 2 && cmax > cmin;
+  const bool fit_comm = opt.fit_comm && g.idx.size() >= 2 && cmax > cmin;
   for (int sweep = 0; sweep < opt.sweeps; ++sweep) {
     best.gemm = std::exp(golden(
         [&](double u) { return objective(points, g, Params{std::exp(u), best.comm}, center, prior_points, opt); },

@@ -42,6 +42,10 @@ struct CalibrationOptions {
   double group_prior_points = 5.0;
   double robust_scale = 0.15;  // log-error scale of the soft-L1 loss (about 15%)
   int sweeps = 12;
+  // Fit the communication factor too (two or more points). Off: only `gemm`, the links keep their
+  // starting efficiencies (a set that cannot tell link speed from unmodelled overheads, e.g. one node
+  // of small models: bench/accuracy.cpp's A100 rows).
+  bool fit_comm = true;
 };
 
 struct FittedEfficiency {

@@ -44,7 +44,8 @@ double prepared_flops_per_token(const PreparedModel& pm, int64_t seq, int tp, Mo
 
 namespace {
 
-InvalidReason check(const PreparedModel& pm, const Hardware& hw, const Workload& w, const Cluster& c, const Layout& l) {
+// The model and the GPU (the part of check() that differs between GPU types).
+InvalidReason check_gpu(const PreparedModel& pm, const Hardware& hw, const Layout& l) {
   const Model& m = pm.model;
   if (!m.has_architecture || m.layers.empty() || m.hidden <= 0 || m.vocab <= 0 || pm.prefix.size() != m.layers.size() + 1)
     return InvalidReason::kNoArchitecture;
@@ -52,6 +53,12 @@ InvalidReason check(const PreparedModel& pm, const Hardware& hw, const Workload&
       hw.nvlink_bytes_per_s <= 0 || hw.scaleout_bytes_per_s <= 0)
     return InvalidReason::kNoHardwareSpecs;
   if (hw.peak_flops_per_s(l.precision) <= 0) return InvalidReason::kPrecisionUnsupported;
+  return InvalidReason::kNone;
+}
+
+// The layout against the model and the GPU count.
+InvalidReason check_layout(const PreparedModel& pm, const Workload& w, const Cluster& c, const Layout& l) {
+  const Model& m = pm.model;
   if (l.tp < 1 || l.pp < 1 || l.vp < 1 || l.cp < 1 || l.ep < 1 || l.etp < 1 || l.dp < 1 || l.mbs < 1 ||
       l.recompute_layers < 1)
     return InvalidReason::kZeroDegree;
@@ -70,30 +77,82 @@ InvalidReason check(const PreparedModel& pm, const Hardware& hw, const Workload&
   return InvalidReason::kNone;
 }
 
-}  // namespace
-
-Estimate estimate(const PreparedModel& pm, const Hardware& hw, const Workload& work, const Cluster& cluster,
-                  const Layout& layout) {
-  Estimate e;
-  e.reason = check(pm, hw, work, cluster, layout);
-  if (e.reason != InvalidReason::kNone) return e;
-  const StagePlan plan = plan_stages(pm.num_layers, layout);
-  if (!plan.ok) {
-    e.reason = InvalidReason::kStages;
-    return e;
-  }
-  e.microbatches = static_cast<int>(work.gbs / (static_cast<int64_t>(layout.mbs) * layout.dp));
-
+MemoryInputs memory_inputs(const PreparedModel& pm, const Hardware& hw, const Workload& work, int microbatches,
+                           int gpus_per_node) {
   MemoryInputs mi;
   mi.model = &pm;
   mi.hw = &hw;
   mi.mode = work.mode;
   mi.seq = work.seq;
   mi.lora_rank = work.lora_rank;
-  mi.microbatches = e.microbatches;
-  mi.gpus_per_node = cluster.gpus_per_node;
-  e.memory = memory_report(mi, layout, plan);
+  mi.microbatches = microbatches;
+  mi.gpus_per_node = gpus_per_node;
+  return mi;
+}
 
+int microbatches_of(const Workload& work, const Layout& layout) {
+  return static_cast<int>(work.gbs / (static_cast<int64_t>(layout.mbs) * layout.dp));
+}
+
+// The time and the figures derived from it, once e.memory and e.microbatches are set.
+void finish_estimate(Estimate& e, const PreparedModel& pm, const Hardware& hw, const Workload& work,
+                     const Cluster& cluster, const Layout& layout, const StagePlan& plan);
+
+}  // namespace
+
+LayoutMemory layout_memory(const PreparedModel& pm, const Workload& work, const Cluster& cluster, const Layout& layout,
+                           const Hardware& hw) {
+  LayoutMemory lm;
+  lm.reason = check_layout(pm, work, cluster, layout);
+  if (lm.reason != InvalidReason::kNone) return lm;
+  lm.plan = plan_stages(pm.num_layers, layout);
+  if (!lm.plan.ok) {
+    lm.reason = InvalidReason::kStages;
+    return lm;
+  }
+  lm.microbatches = microbatches_of(work, layout);
+  lm.memory = memory_report(memory_inputs(pm, hw, work, lm.microbatches, cluster.gpus_per_node), layout, lm.plan);
+  return lm;
+}
+
+Estimate estimate(const PreparedModel& pm, const Hardware& hw, const Workload& work, const Cluster& cluster,
+                  const Layout& layout) {
+  Estimate e;
+  e.reason = check_gpu(pm, hw, layout);
+  if (e.reason == InvalidReason::kNone) e.reason = check_layout(pm, work, cluster, layout);
+  if (e.reason != InvalidReason::kNone) return e;
+  const StagePlan plan = plan_stages(pm.num_layers, layout);
+  if (!plan.ok) {
+    e.reason = InvalidReason::kStages;
+    return e;
+  }
+  e.microbatches = microbatches_of(work, layout);
+  e.memory = memory_report(memory_inputs(pm, hw, work, e.microbatches, cluster.gpus_per_node), layout, plan);
+  finish_estimate(e, pm, hw, work, cluster, layout, plan);
+  return e;
+}
+
+Estimate estimate(const PreparedModel& pm, const Hardware& hw, const Workload& work, const Cluster& cluster,
+                  const Layout& layout, const LayoutMemory& lm) {
+  Estimate e;
+  e.reason = check_gpu(pm, hw, layout);
+  if (e.reason == InvalidReason::kNone) e.reason = lm.reason;
+  if (e.reason != InvalidReason::kNone) return e;
+  e.microbatches = lm.microbatches;
+  e.memory = lm.memory;
+  // The memory is this GPU's but for the capacity and the headroom (memory.cpp rank_memory).
+  MemoryBreakdown& worst = e.memory.worst;
+  worst.capacity_bytes = hw.memory_bytes;
+  worst.required_headroom_bytes = hw.headroom_bytes();
+  worst.fits = worst.peak_bytes <= worst.capacity_bytes - worst.required_headroom_bytes;
+  finish_estimate(e, pm, hw, work, cluster, layout, lm.plan);
+  return e;
+}
+
+namespace {
+
+void finish_estimate(Estimate& e, const PreparedModel& pm, const Hardware& hw, const Workload& work,
+                     const Cluster& cluster, const Layout& layout, const StagePlan& plan) {
   TimeInputs ti;
   ti.model = &pm;
   ti.hw = &hw;
@@ -109,7 +168,7 @@ Estimate estimate(const PreparedModel& pm, const Hardware& hw, const Workload& w
   e.step_time_s = e.time.step_time_s;
   if (!(e.step_time_s > 0) || !std::isfinite(e.step_time_s)) {
     e.reason = InvalidReason::kNoHardwareSpecs;
-    return e;
+    return;
   }
   e.tokens_per_s_per_gpu = e.tokens_per_step / e.step_time_s / world;
   e.model_flops_per_token = prepared_flops_per_token(pm, work.seq, layout.tp, work.mode);
@@ -124,7 +183,19 @@ Estimate estimate(const PreparedModel& pm, const Hardware& hw, const Workload& w
     e.days = e.gpu_hours / world / 24.0;
   }
   e.valid = true;
-  return e;
+}
+
+}  // namespace
+
+std::vector<MemoryBreakdown> stage_memory(const PreparedModel& pm, const Hardware& hw, const Workload& work,
+                                          const Cluster& cluster, const Layout& layout) {
+  std::vector<MemoryBreakdown> out;
+  const LayoutMemory lm = layout_memory(pm, work, cluster, layout, hw);
+  if (check_gpu(pm, hw, layout) != InvalidReason::kNone || lm.reason != InvalidReason::kNone) return out;
+  const MemoryInputs mi = memory_inputs(pm, hw, work, lm.microbatches, cluster.gpus_per_node);
+  out.reserve(static_cast<size_t>(layout.pp));
+  for (int rank = 0; rank < layout.pp; ++rank) out.push_back(rank_memory(mi, layout, lm.plan, rank));
+  return out;
 }
 
 }  // namespace rb

@@ -13,11 +13,13 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 #include "recipebook/core/hardware.hpp"
 #include "recipebook/core/layout.hpp"
 #include "recipebook/estimate/memory.hpp"
 #include "recipebook/estimate/prepared.hpp"
+#include "recipebook/estimate/stages.hpp"
 #include "recipebook/estimate/time.hpp"
 
 namespace rb {
@@ -77,6 +79,26 @@ struct Estimate {
 
 Estimate estimate(const PreparedModel& model, const Hardware& hw, const Workload& work, const Cluster& cluster,
                   const Layout& layout);
+
+// The memory of every pipeline rank, each with its parts (memory.worst is the highest of them), for
+// a layout estimate() takes; empty when it does not. For listings (estimate --json "memory.stages",
+// the page's per-stage bar), not the planner: it allocates.
+std::vector<MemoryBreakdown> stage_memory(const PreparedModel& model, const Hardware& hw, const Workload& work,
+                                          const Cluster& cluster, const Layout& layout);
+// estimate() in two steps, for one layout on several GPU types (search/fleet_walk.cpp): what does
+// not depend on the GPU (the layout checks, the stage plan, the memory report, computed against
+// `hw` but valid for any GPU once its capacity and headroom are put in), then the rest per GPU.
+// estimate(pm, hw2, work, c, l, layout_memory(pm, work, c, l, hw1)) == estimate(pm, hw2, work, c, l).
+struct LayoutMemory {
+  InvalidReason reason = InvalidReason::kNone;
+  StagePlan plan;
+  int microbatches = 0;
+  MemoryReport memory;
+};
+LayoutMemory layout_memory(const PreparedModel& model, const Workload& work, const Cluster& cluster,
+                           const Layout& layout, const Hardware& hw);
+Estimate estimate(const PreparedModel& model, const Hardware& hw, const Workload& work, const Cluster& cluster,
+                  const Layout& layout, const LayoutMemory& memory);
 
 // Megatron's FLOPs per token from the prepared prefix sums (equal to megatron_flops_per_token for
 // models whose windowed layers share one window; in Mode::kPeft to lora_flops_per_token).

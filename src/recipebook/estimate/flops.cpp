@@ -95,7 +95,11 @@ LayerFlops layer_forward_flops(const Model& m, const LayerSpec& spec, double seq
     f.gemm += 2.0 * h * d(m.ffn) * glu_factor(m);
   } else if (spec.ffn == FfnKind::kMoe) {
     // Routed: 2 h moe_ffn top_k x GLU factor; shared: 2 h shared_ffn x GLU factor (router not counted).
-    f.expert += 2.0 * h * d(m.moe.ffn) * m.moe.top_k * glu_factor(m);
+    // A latent MoE runs the experts at the latent width and adds its two projections, 2 x 2 h latent,
+    // to the routed term (Megatron-Bridge flop_utils.py moe_layer_flops with moe_latent_size).
+    const double latent = d(m.moe.latent);
+    const double expert_in = latent > 0.0 ? latent : h;
+    f.expert += 2.0 * expert_in * d(m.moe.ffn) * m.moe.top_k * glu_factor(m) + 4.0 * h * latent;
     f.gemm += 2.0 * h * d(m.moe.shared_ffn) * glu_factor(m);
   }
   return f;

@@ -108,8 +108,9 @@ Part mamba1_part(const Model& m) {
   return p;
 }
 
-int64_t ffn_matrices(const Model& m, int64_t ffn) { return (is_gated(m.activation) ? 3 : 2) * m.hidden * ffn; }
-int64_t ffn_biases(const Model& m, int64_t ffn) { return (is_gated(m.activation) ? 2 * ffn : ffn) + m.hidden; }
+// An MLP from width `in` (the hidden size; a latent MoE's latent size) to `ffn` and back.
+int64_t ffn_matrices(const Model& m, int64_t ffn, int64_t in) { return (is_gated(m.activation) ? 3 : 2) * in * ffn; }
+int64_t ffn_biases(const Model& m, int64_t ffn, int64_t in) { return (is_gated(m.activation) ? 2 * ffn : ffn) + in; }
 
 Part mixer_part(const Model& m, MixerKind k) {
   switch (k) {
@@ -140,8 +141,8 @@ LayerParams layer_params(const Model& m, const LayerSpec& spec) {
   lp.replicated += lp.norms;
 
   if (spec.ffn == FfnKind::kDense) {
-    const int64_t w = ffn_matrices(m, m.ffn);
-    const int64_t b = m.mlp_bias ? ffn_biases(m, m.ffn) : 0;
+    const int64_t w = ffn_matrices(m, m.ffn, h);
+    const int64_t b = m.mlp_bias ? ffn_biases(m, m.ffn, h) : 0;
     lp.dense_ffn = w + b;
     lp.tp_sharded += w + (m.mlp_bias ? b - h : 0);
     lp.replicated += m.mlp_bias ? h : 0;
@@ -149,11 +150,17 @@ LayerParams layer_params(const Model& m, const LayerSpec& spec) {
   } else if (spec.ffn == FfnKind::kMoe) {
     const auto& e = m.moe;
     lp.router = h * e.experts + (e.router_bias ? e.experts : 0);
-    const int64_t per_expert = ffn_matrices(m, e.ffn);
-    const int64_t per_expert_bias = e.expert_bias ? ffn_biases(m, e.ffn) : 0;
+    // Latent MoE: the experts' width is the latent size, and every token passes the two latent
+    // projections (Megatron-Bridge theoretical_memory_utils.py: routed = factor x latent x moe_ffn x
+    // experts, plus 2 x hidden x latent per MoE layer counted with the dense part). Counted with the
+    // shared expert here: dense, per token, outside the expert-parallel split.
+    const int64_t expert_in = e.latent > 0 ? e.latent : h;
+    const int64_t per_expert = ffn_matrices(m, e.ffn, expert_in);
+    const int64_t per_expert_bias = e.expert_bias ? ffn_biases(m, e.ffn, expert_in) : 0;
     lp.routed = int64_t{e.experts} * (per_expert + per_expert_bias);
     lp.routed_active = int64_t{e.top_k} * per_expert;
-    const int64_t shared_w = e.shared_ffn > 0 ? ffn_matrices(m, e.shared_ffn) : 0;
+    const int64_t latent_proj = e.latent > 0 ? 2 * h * e.latent : 0;
+    const int64_t shared_w = (e.shared_ffn > 0 ? ffn_matrices(m, e.shared_ffn, h) : 0) + latent_proj;
     const int64_t gate = e.shared_gate ? h : 0;  // Linear(h, 1): a matrix, so active
     lp.shared = shared_w + gate;
     lp.tp_sharded += shared_w;

@@ -10,11 +10,8 @@
 namespace rb {
 namespace {
 
-// Fixed modelling constants (docs/model.md "Time constants"); the fitted ones live in Efficiency.
-// GEMM size factors n / (n + n0) (docs/model.md "Time constants"): chosen once on the measured
-// catalog rows (not per GPU or family) — small GEMMs and grouped expert GEMMs lose efficiency.
-constexpr double kGemmHalfDim = 1024.0;    // dense GEMMs, n = smallest TP-sharded dimension
-constexpr double kExpertHalfDim = 4096.0;  // grouped expert GEMMs, n = sqrt(h x width / etp)
+// Fixed modelling constants (docs/model.md "Time"); the fitted ones live in Efficiency, the GEMM size
+// curves' half-points in Hardware (gemm_half_dim, expert_half_dim).
 constexpr double kAttnPasses = 3.5;         // flash attention: forward 1, backward 2.5 (FlashAttention-2 Sec. 3)
 // Mamba-2 SSD and GDN chunked delta-rule kernels, per FLOP Megatron counts for them (7 d_in state for
 // the scan), run at this fraction of the flash-attention rate: Dao & Gu 2024 (arXiv 2405.21060,
@@ -32,7 +29,20 @@ constexpr double kFp8CastTraffic = 1.0;     // extra bytes per activation byte f
 constexpr double kLaunchPerLayerS = 60e-6;  // launches of one layer, forward + backward, no graphs
 constexpr double kGraphLaunchFactor = 0.3;  // what remains with per-module CUDA graphs
 constexpr double kMoeSyncS = 40e-6;         // host sync of dropless token counts, per MoE layer and pass
-constexpr double kCpStepLaunchS = 20e-6;    // per layer and extra CP ring step: attention + P2P launches, fwd + bwd
+// DeepEP / HybridEP FP8 dispatch: e4m3 values plus one FP32 scale per 128 channels, against BF16's
+// 2 bytes: DeepEP's own benchmarks count it so (tests/legacy/test_intranode.py, test_internode.py:
+// `fp8_factor = (1 + 4 / 128) / 2`; the scales are `[num_tokens, hidden // 128]` float).
+constexpr double kFp8DispatchBytesRatio = (1.0 + 4.0 / 128.0) / 2.0;
+// CP ring (Transformer Engine's AttnFuncWithCPAndKVP2P): per extra ring step and attention layer one
+// K/V exchange forward and two backward (K/V and dK/dV), each its own send/recv call paying the
+// per-call latency of collectives.cpp; TE posts step i + 1's exchange before step i's attention, so
+// bytes and latency overlap that attention.
+constexpr double kCpRingCallsPerStep = 3.0;
+// Host launches per extra ring step and attention layer: the step's attention kernel and its send/recv,
+// forward and backward (4), at a few microseconds each (kKernelLaunchS; the order of the per-kernel
+// launch cost NVIDIA's "Getting Started with CUDA Graphs" (2019) shows for short kernels without graphs).
+constexpr double kCpStepLaunches = 4.0;
+constexpr double kKernelLaunchS = 5e-6;
 constexpr double kOptimizerBytesFp32 = 30;  // grad read, master/m/v read+write, param write (per param)
 constexpr double kOptimizerBytesBf16 = 18;  // with bf16 moments and bf16-stored masters
 constexpr double kOptimizerFixedS = 2e-3;   // multi-tensor launches, grad-norm reduction
@@ -60,9 +70,9 @@ double sum_act(const LayerSums& s, const Layout& l) {
 
 }  // namespace
 
-double gemm_size_factor(double smallest_dim) {
+double gemm_size_factor(double smallest_dim, double half_dim) {
   if (smallest_dim <= 0) return 1.0;
-  return smallest_dim / (smallest_dim + kGemmHalfDim);
+  return smallest_dim / (smallest_dim + std::max(0.0, half_dim));
 }
 
 TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& plan) {
@@ -84,21 +94,22 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
   const double hbm = std::max(1.0, hw.hbm_bytes_per_s * eff.hbm);
   const bool fp8 = l.precision != Precision::kBf16;
 
-  // GEMM size factors: dense layers by their smallest TP-sharded dimension; routed experts by the
+  // GEMM size factors: dense layers by their smallest dimension (the micro-batch's tokens on this
+  // rank, the hidden size, the TP-sharded width); routed experts by the
   // tokens each local expert gets (balanced routing) and the expert width.
   const double dense_width = pm.dense_ffn > 0 ? pm.dense_ffn : (pm.q_dim > 0 ? pm.q_dim : h);
-  const double f_dense = gemm_size_factor(std::min(h, dense_width / tp));
+  const double f_dense = gemm_size_factor(std::min({tokens, h, dense_width / tp}), hw.gemm_half_dim);
   double f_expert = 1.0;
   if (pm.experts > 0) {
     // The grouped GEMMs of one expert are (m tokens x h) by (h x width). Two losses multiply:
     // - the expert's weights stream from HBM once per GEMM, so the GEMM takes (1 + m_ridge / m) of
     //   its compute time, m_ridge = FLOP/s x operand bytes / (2 x HBM bytes/s) (the roofline ridge
     //   of a weight-bound GEMM, both at their achieved rates: about 220-300 tokens on H100-GB300);
-    // - the shape factor s / (s + kExpertHalfDim) of the geometric mean s of h and the width.
+    // - the shape factor s / (s + hw.expert_half_dim) of the geometric mean s of h and the width.
     const double m = tok_tp * pm.top_k * l.ep / pm.experts;
     const double m_ridge = peak * eff.gemm * gemm_operand_bytes(l.precision) / (2.0 * hbm);
     const double s = std::sqrt(h * pm.moe_ffn / std::max(1, l.etp));
-    f_expert = m / (m + m_ridge) * s / (s + kExpertHalfDim);
+    f_expert = m / (m + m_ridge) * gemm_size_factor(s, hw.expert_half_dim);
   }
   const double vpad = static_cast<double>(padded_vocab(pm.model.vocab, l.tp));
   const double swa_ctx = (pm.window > 0 && pm.window < in.seq)
@@ -108,10 +119,10 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
   const double act_bytes = tokens * h * 2.0;  // one hidden-state tensor of the micro-batch on this rank
   const double rs = reduce_scatter_s(act_bytes, groups.tp, links);
   // EP: every routed token copy crosses once each way; DeepEP / HybridEP dispatch FP8 activations in
-  // FP8 recipes (combine stays BF16); the alltoall dispatcher moves BF16 both ways.
+  // FP8 recipes (combine stays BF16; kFp8DispatchBytesRatio); the alltoall dispatcher moves BF16 both ways.
   const bool flex = l.dispatcher == Dispatcher::kFlexDeepep || l.dispatcher == Dispatcher::kFlexHybridep;
   const double ep_bytes = tok_tp * pm.top_k * h * 2.0;
-  const double dispatch_bytes = (flex && fp8) ? ep_bytes * 0.53 : ep_bytes;  // 1 B + scales vs 2 B
+  const double dispatch_bytes = (flex && fp8) ? ep_bytes * kFp8DispatchBytesRatio : ep_bytes;
   const double a2a = l.dispatcher == Dispatcher::kAllgather
                          ? 2.0 * reduce_scatter_s(ep_bytes * l.ep / std::max(1, pm.top_k), groups.ep, links)
                          : 0.5 * (all_to_all_s(dispatch_bytes, groups.ep, links) + all_to_all_s(ep_bytes, groups.ep, links));
@@ -160,7 +171,7 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
     // The output layer runs in bf16 (outside TE's FP8 autocast), with its MTP heads.
     const double heads = (last ? 1.0 : 0.0) + (mtp_here ? static_cast<double>(pm.model.mtp_layers) : 0.0);
     const double head_fwd = heads > 0 ? tok_tp * 2.0 * h * vpad * heads /
-                                       (peak_bf16 * eff.gemm * gemm_size_factor(std::min(h, vpad / tp)))
+                                       (peak_bf16 * eff.gemm * gemm_size_factor(std::min({tokens, h, vpad / tp}), hw.gemm_half_dim))
                                  : 0.0;
     const double core = s.full_core * static_cast<double>(in.seq) / 2.0 + s.swa_core * swa_ctx +
                         s.fixed_core / kScanRelativeRate;
@@ -191,7 +202,13 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
       } else if (mods & kRcSharedExperts) {
         t.recompute += tok_tp * s.shared_flops / dense_rate;
       }
-      if (mods & (kRcMoeAct | kRcLayernorm | kRcGdnNormOut)) t.recompute += 0.1 * mem_fwd;
+      // Recomputing an elementwise module (activation, norm, gated norm) regenerates its output: the
+      // forward's traffic (kMemTrafficFwd: read the input, write the output) of those parts again.
+      double regenerated = 0.0;
+      if (mods & kRcMoeAct) regenerated += s.act[kActMoeAct];
+      if (mods & kRcLayernorm) regenerated += s.act[kActNormOut];
+      if (mods & kRcGdnNormOut) regenerated += s.act[kActGdnNorm];
+      t.recompute += kMemTrafficFwd * tokens * regenerated / tp / hbm;
     }
 
     // TP/SP: per sub-block, all-gather + reduce-scatter forward and again backward (or one
@@ -206,8 +223,10 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
       // A ring that leaves the NVLink domain runs at the pace of its scale-out hops.
       const int ring_distance = l.cp * groups.cp.stride > links.domain ? links.domain : groups.cp.stride;
       const double ring = ring_bytes > 0 ? p2p_s(ring_bytes, ring_distance, links) : 0.0;
+      const double call_latency = ring_distance < links.domain ? links.nvlink_latency_s : links.scaleout_latency_s;
+      const double ring_calls = s.attn_layers * kCpRingCallsPerStep * (l.cp - 1.0) * call_latency;
       const double linear = s.linear_layers * 4.0 * all_to_all_s(act_bytes / tp, groups.cp, links);
-      t.cp = std::max(0.0, ring - eff.overlap * t.attn) + linear;
+      t.cp = std::max(0.0, ring + ring_calls - eff.overlap * t.attn) + linear;
     }
     // EP: dispatch + combine, forward and backward. With EP A2A overlap (Megatron's combined 1F1B
     // schedule, `overlap_moe_expert_parallel_comm`) they run under the compute of the micro-batch
@@ -221,7 +240,8 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
     // PP: each chunk sends its output forward and its input gradient backward.
     t.pp = 2.0 * l.vp * pp_send * (1.0 - eff.overlap);
     t.overhead =
-        launch * (layers * (kLaunchPerLayerS + (l.cp - 1.0) * kCpStepLaunchS) + s.moe_layers * 2.0 * kMoeSyncS);
+        launch * (layers * kLaunchPerLayerS + s.attn_layers * (l.cp - 1.0) * kCpStepLaunches * kKernelLaunchS +
+                  s.moe_layers * 2.0 * kMoeSyncS);
 
     const double total = t.total();
     if (total > worst_total) {

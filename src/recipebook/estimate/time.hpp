@@ -99,7 +99,7 @@ OffloadTime offload_time(const Hardware& hw, const Layout& l, int gpus_per_node,
 
 // The GEMM size factor n / (n + n0): a GEMM whose smallest dimension is n runs at this fraction of
 // the large-GEMM efficiency (tile quantization, wave effects and the fixed costs around small
-// GEMMs; n0 = 1024, chosen on the measured rows).
-double gemm_size_factor(double smallest_dim);
+// GEMMs). n0 is the GPU's Hardware::gemm_half_dim (dense) or expert_half_dim (grouped experts).
+double gemm_size_factor(double smallest_dim, double half_dim);
 
 }  // namespace rb

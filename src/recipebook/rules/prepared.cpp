@@ -29,9 +29,11 @@ PreparedRuleModel prepare_rule_model(const Model& model, const Hardware* hardwar
   pm.gated_factor = is_gated(model.activation) ? 1.5 : 1.0;
 
   // Routed-expert weights: fc1 (2x wide when gated) and fc2 per expert, per MoE layer
-  // (Megatron theoretical_memory_usage.py: 2 * h * moe_ffn * E * 3/2 for SwiGLU).
+  // (Megatron theoretical_memory_usage.py: 2 * h * moe_ffn * E * 3/2 for SwiGLU; a latent MoE's experts
+  // are latent wide instead of h, Megatron-Bridge theoretical_memory_utils.py moe_latent_size).
+  const int64_t expert_in = model.moe.latent > 0 ? model.moe.latent : model.hidden;
   pm.expert_params = static_cast<double>(pm.moe_layers) * static_cast<double>(model.moe.experts) * 2.0 *
-                     pm.gated_factor * static_cast<double>(model.hidden) * static_cast<double>(model.moe.ffn);
+                     pm.gated_factor * static_cast<double>(expert_in) * static_cast<double>(model.moe.ffn);
 
   // Qwen3.5 / Qwen3.6 MoE: Hugging Face model_type qwen3_5_moe (or the catalog name).
   const std::string fam = fold_name(model.family);

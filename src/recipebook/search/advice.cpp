@@ -69,7 +69,7 @@ std::vector<Finding> fixed_conflicts(const PlanInputs& in, const PlanRequest& re
   std::vector<Finding> first_findings;
   for (const int n : req.gpu_counts) {
     if (product > 1 && n % product != 0) continue;
-    Layout l = base_layout();
+    Layout l = req.fixed.base;
     l.precision = s.space.precisions().front();
     l.tp = std::max(1, f.tp);
     l.sp = l.tp > 1;

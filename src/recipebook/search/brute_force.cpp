@@ -26,7 +26,7 @@ Result<PlanResult> brute_force_once(const PlanInputs& in, const PlanRequest& req
                     for (size_t ri = 0; ri < sp.recompute().size(); ++ri)
                       for (const int f : sp.fsdp())
                         for (const int mbs : sp.mbs()) {
-                          Layout l = base_layout();
+                          Layout l = req.fixed.base;
                           l.precision = prec;
                           l.tp = tp;
                           l.sp = tp > 1;

@@ -168,5 +168,34 @@ TEST(BruteForce, Qwen3MoeOn8Gpus) {
   EXPECT_LT(pruned->counts.estimates, brute->counts.estimates);
 }
 
+// Fields plan fixes (core/layout_fields.hpp PlanRole::kFixed) are in every layout both walks see,
+// and the rules that read them prune the same: CUDA graphs with a scope, the EP overlap, TP overlap.
+TEST(BruteForce, FixedFeaturesPruneAsBruteForce) {
+  const PlanSetup s(test::qwen3_30b_a3b(), test::h100());
+  PlanRequest req = test::request(8, 4096, 64);
+  req.fixed.max_mbs = 3;
+  req.fixed.vp = 1;
+  req.top_k = 4;
+  req.fixed.base.cuda_graph = CudaGraph::kTransformerEngine;
+  req.fixed.base.cuda_graph_scope = kCgAttn | kCgMoeRouter;
+  req.fixed.base.ep_a2a_overlap = true;
+  req.fixed.base.tp_comm_overlap = true;
+  auto pruned = plan(s.inputs(), req);
+  auto brute = plan_brute_force(s.inputs(), req);
+  ASSERT_TRUE(pruned && brute);
+  EXPECT_TRUE(test::same_result(*pruned, *brute));
+  ASSERT_FALSE(pruned->top.empty());
+  for (const Candidate& c : pruned->top) {
+    EXPECT_EQ(c.layout.cuda_graph, CudaGraph::kTransformerEngine);
+    EXPECT_TRUE(c.layout.ep_a2a_overlap);
+  }
+  // The same search without them ranks other figures.
+  PlanRequest plain = req;
+  plain.fixed.base = Layout{};
+  auto without = plan(s.inputs(), plain);
+  ASSERT_TRUE(without && !without->top.empty());
+  EXPECT_NE(without->top.front().estimate.tokens_per_s_per_gpu, pruned->top.front().estimate.tokens_per_s_per_gpu);
+}
+
 }  // namespace
 }  // namespace rb

@@ -61,8 +61,8 @@ void PlanCounts::merge(const PlanCounts& o) {
   estimates += o.estimates;
 }
 
-Collector::Collector(int top_k, ParetoAxis axis, int gpu_counts)
-    : k_(static_cast<size_t>(std::max(1, top_k))), axis_(axis), best_(static_cast<size_t>(std::max(0, gpu_counts))) {}
+Collector::Collector(int top_k, ParetoAxis axis, int gpu_counts, bool best_only)
+    : k_(static_cast<size_t>(std::max(1, top_k))), axis_(axis), best_only_(best_only), best_(static_cast<size_t>(std::max(0, gpu_counts))) {}
 
 double Collector::pareto_b(const Candidate& c) const {
   if (axis_ == ParetoAxis::kHeadroom) return c.headroom_bytes();
@@ -89,9 +89,13 @@ void Collector::add_fit(int count_index, int gpus, const Layout& l, int recomput
                         const Estimate& e) {
   const LayoutKey key = layout_key(gpus, l, recompute_option);
   auto beats = [&](const Candidate& o) { return score != o.score ? score < o.score : key < o.key; };
-  const bool to_top = top_.size() < k_ || beats(top_.front());
   const size_t ci = static_cast<size_t>(count_index);
   const bool to_best = ci < best_.size() && (best_[ci].gpus == 0 || beats(best_[ci]));
+  if (best_only_) {
+    if (to_best) best_[ci] = Candidate{gpus, l, recompute_option, key, score, e};
+    return;
+  }
+  const bool to_top = top_.size() < k_ || beats(top_.front());
   const double a = e.tokens_per_s_per_gpu;
   const double b = axis_ == ParetoAxis::kHeadroom ? e.memory.worst.headroom_bytes()
                                                   : e.tokens_per_s_per_gpu * gpus;
@@ -144,6 +148,7 @@ void Collector::offer_best(size_t count_index, const Candidate& c) {
 }
 
 bool Collector::closest_could_take(double overshoot, const LayoutKey& key) const {
+  if (best_only_) return false;
   if (closest_.size() < k_) return true;
   const Candidate& worst = closest_.front();
   const double ow = overshoot_bytes(worst.estimate);

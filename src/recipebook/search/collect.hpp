@@ -61,7 +61,8 @@ struct PlanCounts {
 
 class Collector {
  public:
-  Collector(int top_k, ParetoAxis axis, int gpu_counts);
+  // best_only: keep the best layout of each GPU count and nothing else (PlanRequest::best_only).
+  Collector(int top_k, ParetoAxis axis, int gpu_counts, bool best_only = false);
 
   // A layout that passed the rules and fits; `count_index` is its GPU count's position.
   void add_fit(int count_index, int gpus, const Layout& l, int recompute_option, double score, const Estimate& e);
@@ -87,6 +88,7 @@ class Collector {
 
   size_t k_;
   ParetoAxis axis_;
+  bool best_only_ = false;
   std::vector<Candidate> top_;      // heap: the worst kept candidate at the front
   std::vector<Candidate> pareto_;   // the current non-dominated set
   std::vector<Candidate> closest_;  // heap: the largest kept overshoot at the front

@@ -1,7 +1,9 @@
 #include "recipebook/search/planner.hpp"
 
 #include <atomic>
+#include <deque>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "recipebook/search/rule_levels.hpp"
@@ -42,86 +44,105 @@ struct ProgressState {
 
 }  // namespace
 
-namespace {
+// Host offload only when nothing fits without it (search/offload.hpp): a plan that fits is never
+// changed by it.
+Result<PlanResult> plan(const PlanInputs& in, const PlanRequest& req, const ProgressFn& progress) {
+  auto r = plan_many({in}, {req}, req.threads, progress);
+  if (!r) return tl::unexpected(r.error());
+  if (const auto again = offload_retry(req, r->front().counts.fit, *in.hardware)) {
+    r = plan_many({in}, {*again}, req.threads, progress);
+    if (!r) return tl::unexpected(r.error());
+  }
+  return std::move(r->front());
+}
 
-Result<PlanResult> plan_once(const PlanInputs& in, const PlanRequest& req, const ProgressFn& progress) {
-  const SearchSetup setup(in, req);
+Result<std::vector<PlanResult>> plan_many(const std::vector<PlanInputs>& in, const std::vector<PlanRequest>& req,
+                                          int threads, const ProgressFn& progress) {
+  if (in.size() != req.size()) return fail("plan: one request per search");
+  for (size_t i = 0; i < in.size(); ++i)
+    if (auto ok = validate_request(in[i], req[i]); !ok) return tl::unexpected(ok.error());
+  const size_t n = in.size();
 
-  // The outer walk (precision, TP, CP, PP/VP) is cheap: it yields the tasks and counts the
-  // prefixes that a rule rejects.
-  Walker outer(setup);
-  std::vector<Task> tasks;
-  outer.walk_outer(tasks);
+  // The outer walk of each search (precision, TP, CP, PP/VP) is cheap: it yields the tasks and
+  // counts the prefixes that a rule rejects. std::deque: the walkers keep references to the setups.
+  std::deque<SearchSetup> setups;
+  std::deque<Walker> outers;
+  std::vector<std::vector<Task>> tasks(n);
+  struct Job {
+    size_t search;
+    size_t task;
+  };
+  std::vector<Job> jobs;
+  for (size_t i = 0; i < n; ++i) {
+    setups.emplace_back(in[i], req[i]);
+    outers.emplace_back(setups.back());
+    outers.back().walk_outer(tasks[i]);
+    for (size_t t = 0; t < tasks[i].size(); ++t) jobs.push_back({i, t});
+  }
 
-  const size_t threads = static_cast<size_t>(std::max(1, std::min<int>(req.threads, static_cast<int>(tasks.size()))));
-  std::vector<Walker> workers;
-  workers.reserve(threads);
-  for (size_t i = 0; i < threads; ++i) workers.emplace_back(setup);
+  const size_t workers = static_cast<size_t>(std::max(1, std::min<int>(threads, static_cast<int>(jobs.size()))));
+  // walkers[w][i]: worker w's walker of search i, made when w first takes one of its tasks.
+  std::vector<std::vector<std::optional<Walker>>> walkers(workers);
+  for (auto& w : walkers) w.resize(n);
 
   std::atomic<size_t> next{0};
-  std::atomic<bool> stop{outer.found()};
+  std::vector<std::atomic<bool>> stop(n);
+  for (size_t i = 0; i < n; ++i) stop[i].store(outers[i].found());
   ProgressState state;
-  state.p.tasks_total = tasks.size();
-  state.p.seen = outer.counts().seen;
-  auto work = [&](Walker& w) {
-    uint64_t seen_before = 0;
-    uint64_t fit_before = 0;
+  state.p.tasks_total = jobs.size();
+  for (const Walker& o : outers) state.p.seen += o.counts().seen;
+  auto work = [&](std::vector<std::optional<Walker>>& mine) {
     for (;;) {
-      if (stop.load(std::memory_order_relaxed)) break;
-      const size_t i = next.fetch_add(1, std::memory_order_relaxed);
-      if (i >= tasks.size()) break;
-      w.run(tasks[i], stop);
-      if (w.found()) stop.store(true, std::memory_order_relaxed);
+      const size_t j = next.fetch_add(1, std::memory_order_relaxed);
+      if (j >= jobs.size()) break;
+      const Job job = jobs[j];
+      if (stop[job.search].load(std::memory_order_relaxed)) continue;
+      std::optional<Walker>& w = mine[job.search];
+      if (!w) w.emplace(setups[job.search]);
+      const uint64_t seen_before = w->counts().seen;
+      const uint64_t fit_before = w->counts().fit;
+      w->run(tasks[job.search][job.task], stop[job.search]);
+      if (w->found()) stop[job.search].store(true, std::memory_order_relaxed);
       if (progress) {
         const std::lock_guard<std::mutex> lock(state.mutex);
         ++state.p.tasks_done;
-        state.p.seen += w.counts().seen - seen_before;
-        state.p.fit += w.counts().fit - fit_before;
-        seen_before = w.counts().seen;
-        fit_before = w.counts().fit;
+        state.p.seen += w->counts().seen - seen_before;
+        state.p.fit += w->counts().fit - fit_before;
         progress(state.p);
       }
     }
   };
   {
     std::vector<std::thread> pool;
-    for (size_t i = 1; i < threads; ++i) pool.emplace_back(work, std::ref(workers[i]));
-    work(workers[0]);
+    for (size_t k = 1; k < workers; ++k) pool.emplace_back(work, std::ref(walkers[k]));
+    work(walkers[0]);
     for (auto& t : pool) t.join();
   }
 
-  PlanResult r;
-  r.tasks = tasks.size();
-  r.recompute_options = setup.space.recompute();
-  r.pareto_axis = setup.axis;
-  PlanCounts counts = outer.counts();
-  Collector all = outer.collector();
-  bool found = outer.found();
-  for (const Walker& w : workers) {
-    counts.merge(w.counts());
-    all.merge(w.collector());
-    found = found || w.found();
+  std::vector<PlanResult> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    PlanResult& r = out[i];
+    r.tasks = tasks[i].size();
+    r.recompute_options = setups[i].space.recompute();
+    r.pareto_axis = setups[i].axis;
+    PlanCounts counts = outers[i].counts();
+    Collector all = outers[i].collector();
+    bool found = outers[i].found();
+    for (const auto& mine : walkers) {
+      if (!mine[i]) continue;
+      counts.merge(mine[i]->counts());
+      all.merge(mine[i]->collector());
+      found = found || mine[i]->found();
+    }
+    r.counts = counts;
+    r.found = found;
+    r.stopped_early = req[i].stop_at != StopAt::kNever && found;
+    r.top = all.top();
+    r.pareto = all.pareto();
+    r.best_per_count = all.best_per_count();
+    r.closest = all.closest();
   }
-  r.counts = counts;
-  r.found = found;
-  r.stopped_early = req.stop_at != StopAt::kNever && found;
-  r.top = all.top();
-  r.pareto = all.pareto();
-  r.best_per_count = all.best_per_count();
-  r.closest = all.closest();
-  return r;
-}
-
-}  // namespace
-
-// Host offload only when nothing fits without it (search/offload.hpp): a plan that fits is never
-// changed by it.
-Result<PlanResult> plan(const PlanInputs& in, const PlanRequest& req, const ProgressFn& progress) {
-  if (auto ok = validate_request(in, req); !ok) return tl::unexpected(ok.error());
-  auto r = plan_once(in, req, progress);
-  if (!r) return r;
-  if (const auto again = offload_retry(req, r->counts.fit, *in.hardware)) return plan_once(in, *again, progress);
-  return r;
+  return out;
 }
 
 }  // namespace rb

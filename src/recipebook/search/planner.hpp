@@ -64,4 +64,11 @@ Result<bool> validate_request(const PlanInputs& in, const PlanRequest& req);
 
 Result<PlanResult> plan(const PlanInputs& in, const PlanRequest& req, const ProgressFn& progress = {});
 
+// Several searches of one model (one per GPU type, search/fleet.hpp) as one pool: the tasks of all
+// of them are shared by `threads` workers, so no core idles while another search still has work.
+// result[i] is what plan(in[i], req[i]) gives (each is deterministic, so for any thread count);
+// the progress counts all searches together.
+Result<std::vector<PlanResult>> plan_many(const std::vector<PlanInputs>& in, const std::vector<PlanRequest>& req,
+                                          int threads, const ProgressFn& progress = {});
+
 }  // namespace rb

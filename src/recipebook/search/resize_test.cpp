@@ -286,6 +286,20 @@ TEST(Resize, Helpers) {
   EXPECT_EQ(mod.first_stage_layers + mod.last_stage_layers + (8 - 2) * ((94 - mod.first_stage_layers - mod.last_stage_layers) / 6), 94);
 }
 
+// Kimi-K2's recipes give 61 layers over PP 16 as an explicit layout: modelled_layout used to add a
+// first/last split over it, which RB-PP-LAYERS refuses (a layout with first/last counts).
+TEST(Resize, ModelledLayoutKeepsAnExplicitPipelineLayout) {
+  Layout l = layout(1, 16, 1, 16, 1);
+  auto stages = parse_pipeline_layout("Et*4|(t*4|)*14tL");
+  ASSERT_TRUE(stages);
+  l.pipeline_layout = *stages;
+  const Layout mod = modelled_layout(61, l);
+  EXPECT_EQ(mod.first_stage_layers, 0);
+  EXPECT_EQ(mod.last_stage_layers, 0);
+  EXPECT_EQ(mod.vp, 1);
+  EXPECT_EQ(mod.pipeline_layout.size(), l.pipeline_layout.size());
+}
+
 TEST(Resize, ChangeText) {
   const Change c{"tp", "8", "4", "the cluster has 4 GPUs per node and TP should stay inside NVLink", "seed 004 rule 2"};
   EXPECT_EQ(c.text(), "TP 8 -> 4: the cluster has 4 GPUs per node and TP should stay inside NVLink (seed 004 rule 2)");

@@ -53,8 +53,10 @@ int choose_vp(const PreparedRuleModel& rules, int pp) {
 }
 
 Layout modelled_layout(int layers, Layout l) {
+  // A split the layout gives (first/last stage counts, embedding/loss accounting or an explicit
+  // pipeline_model_parallel_layout) is the one that runs: Megatron-Core refuses any two together.
   if (l.pp <= 1 || l.first_stage_layers > 0 || l.last_stage_layers > 0 || l.account_for_embedding ||
-      l.account_for_loss || layers <= 0)
+      l.account_for_loss || !l.pipeline_layout.empty() || layers <= 0)
     return l;
   if (layers % l.pp == 0 && (layers / l.pp) % l.vp == 0) return l;
   // The most balanced split (smallest largest stage); at equal balance the larger VP.

@@ -66,6 +66,9 @@ struct Constraints {
   std::optional<Dispatcher> dispatcher;
   std::vector<RecomputeOption> recompute;  // empty: recompute_options(model)
   std::vector<Precision> precisions;       // empty: {bf16}
+  // Every field the search does not enumerate (CUDA graphs, overlaps, optimizer, offload): each
+  // layout starts from it. base_layout() unless `plan` fixes fields (core/layout_fields.hpp PlanRole).
+  Layout base{};
 };
 
 // When the search may stop before it has seen everything (the infeasibility advice uses these).
@@ -92,6 +95,7 @@ struct PlanRequest {
   int threads = 1;  // worker threads; the result does not depend on it
   StopAt stop_at = StopAt::kNever;
   OffloadSearch offload = OffloadSearch::kWhenNothingFits;
+  bool best_only = false;  // keep only the best layout of each count (no top, Pareto or closest list)
 };
 
 // GPU counts for a range lo..hi: every power of two in it, plus whole nodes: every multiple of the

@@ -13,7 +13,7 @@ SearchSetup::SearchSetup(const PlanInputs& in_, const PlanRequest& req_)
       gpus_per_node(req_.gpus_per_node > 0 ? req_.gpus_per_node : in_.hardware->gpus_per_node) {}
 
 Walker::Walker(const SearchSetup& s)
-    : s_(s), col_(s.req.top_k, s.axis, static_cast<int>(s.req.gpu_counts.size())), l_(base_layout()) {}
+    : s_(s), col_(s.req.top_k, s.axis, static_cast<int>(s.req.gpu_counts.size()), s.req.best_only), l_(s.req.fixed.base) {}
 
 int Walker::fail(SearchDim d) const {
   return first_failing(s_.levels, d, *s_.in.rules, s_.req.workload, c_, l_, s_.facts);
@@ -25,7 +25,7 @@ void Walker::walk_outer(std::vector<Task>& tasks) {
     const int n = s_.req.gpu_counts[ci];
     c_ = s_.cluster(n);
     for (const Precision prec : sp.precisions()) {
-      l_ = base_layout();
+      l_ = s_.req.fixed.base;
       l_.precision = prec;
       if (const int r = fail(SearchDim::kPrecision); r >= 0) {
         counts_.reject(r, sp.below_precision(n));
@@ -72,7 +72,7 @@ void Walker::walk_outer(std::vector<Task>& tasks) {
 
 void Walker::set_task(const Task& t) {
   c_ = s_.cluster(t.gpus);
-  l_ = base_layout();
+  l_ = s_.req.fixed.base;
   l_.precision = t.precision;
   l_.tp = t.tp;
   l_.sp = t.tp > 1;

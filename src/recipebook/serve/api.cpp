@@ -76,7 +76,7 @@ ApiResponse busy() {
 
 // A recipe record's text, checked as `recipebook check FILE` checks it: the text goes to a private
 // temporary folder as record.yaml, and findings name "record.yaml:LINE:COL".
-ApiResponse check_text(std::string_view text, const std::vector<std::string>& catalog_dirs) {
+ApiResponse check_text(std::string_view text, const std::vector<std::string>& catalog_dirs, const Catalog& catalog) {
   std::error_code ec;
   const auto base = std::filesystem::temp_directory_path(ec);
   std::string templ = (ec ? std::filesystem::path("/tmp") : base).string() + "/recipebook-check-XXXXXX";
@@ -90,7 +90,7 @@ ApiResponse check_text(std::string_view text, const std::vector<std::string>& ca
   }
   cli::CheckOptions o;
   o.files = {file};
-  ApiResponse r = run_cli(catalog_dirs, [&](const cli::Context& ctx) { return cli::run_check(o, ctx); });
+  ApiResponse r = run_cli(catalog_dirs, [&](const cli::Context& ctx) { return cli::run_check(o, ctx, catalog); });
   std::filesystem::remove_all(dir, ec);
   const std::string prefix = dir.string() + "/";
   for (size_t at = r.body.find(prefix); at != std::string::npos; at = r.body.find(prefix, at))
@@ -158,7 +158,7 @@ ApiResponse Api::handle(std::string_view method, std::string_view path,
 
 ApiResponse Api::post(std::string_view route, std::string_view body) const {
   const auto& dirs = config_.catalog_dirs;
-  if (route == "check") return check_text(body, dirs);
+  if (route == "check") return check_text(body, dirs, catalog_);
   const bool known = route == "estimate" || route == "plan" || route == "recommend" || route == "launch";
   if (!known)
     return error_response(route == "catalog" || route == "hardware" || route.starts_with("recipes/") ||
@@ -211,7 +211,7 @@ ApiResponse Api::get(std::string_view route, const std::multimap<std::string, st
         return error_response(400, Error("\"gpus\": '" + gpus + "' is not a GPU count"));
       o.gpus = static_cast<int>(n);
     }
-    return run_cli(dirs, [&](const cli::Context& ctx) { return cli::run_list(o, ctx); });
+    return run_cli(dirs, [&](const cli::Context& ctx) { return cli::run_list(o, ctx, catalog_); });
   };
   if (route == "catalog" || route == "recipes") return list("recipes");
   if (route == "models") return list("models");
@@ -221,7 +221,7 @@ ApiResponse Api::get(std::string_view route, const std::multimap<std::string, st
     cli::ShowOptions o;
     o.name = std::string(route.substr(prefix.size()));
     o.resolved = query_value(query, "resolved") == "true";
-    ApiResponse r = run_cli(dirs, [&](const cli::Context& ctx) { return cli::run_show(o, ctx); });
+    ApiResponse r = run_cli(dirs, [&](const cli::Context& ctx) { return cli::run_show(o, ctx, catalog_); });
     if (r.status == 400) r.status = 404;  // show's only input error is a name it does not know
     return r;
   }

@@ -171,8 +171,18 @@ Result<cli::EstimateOptions> estimate_options_from_json(const nlohmann::json& bo
   return o;
 }
 
-Result<cli::PlanOptions> plan_options_from_json(const nlohmann::json& body, const PlanLimits& limits, int threads) {
+Result<cli::PlanOptions> plan_options_from_json(const nlohmann::json& given, const PlanLimits& limits, int threads) {
   cli::PlanOptions o;
+  // "gpu": ["h100", "b200"] is the plan across GPU types, as "gpu": "h100,b200" is.
+  nlohmann::json body = given;
+  if (body.is_object() && body.contains("gpu") && body["gpu"].is_array()) {
+    std::string list;
+    for (const auto& g : body["gpu"]) {
+      if (!g.is_string()) return tl::unexpected(type_error("gpu", "a string or an array of strings", g));
+      list += (list.empty() ? "" : ",") + g.get<std::string>();
+    }
+    body["gpu"] = list;
+  }
   const std::vector<Field> fields{
       {"model", &o.model},         {"gpu", &o.gpu},           {"gpus", &o.gpus},       {"gpus_per_node", &o.gpus_per_node},
       {"mode", &o.mode},           {"seq", &o.seq},           {"gbs", &o.gbs},         {"lora_rank", &o.lora_rank},
@@ -180,8 +190,19 @@ Result<cli::PlanOptions> plan_options_from_json(const nlohmann::json& body, cons
       {"cp", &o.cp},               {"ep", &o.ep},             {"etp", &o.etp},         {"dp", &o.dp},
       {"mbs", &o.mbs},             {"max_mbs", &o.max_mbs},   {"fsdp", &o.fsdp},       {"recompute", &o.recompute},
       {"dispatcher", &o.dispatcher}, {"objective", &o.objective}, {"tokens", &o.tokens}, {"top", &o.top},
-      {"headroom", &o.headroom}};
-  if (auto e = read_fields(body, fields)) return tl::unexpected(*e);
+      {"headroom", &o.headroom},
+      // Across GPU types ("gpu": "h100,b200,gb200"): cmd_plan_fleet.hpp.
+      {"deadline", &o.deadline},   {"budget", &o.budget},     {"price", &o.price},     {"gpus_available", &o.gpus_available}};
+  // The layout fields plan fixes (core/layout_fields.hpp PlanRole::kFixed), as its flags do.
+  Json rest = body;
+  if (body.is_object())
+    for (const LayoutField& r : layout_fields()) {
+      const std::string key(r.key);
+      if (r.plan != PlanRole::kFixed || !body.contains(key)) continue;
+      if (auto read = read_layout_flag(key, body[key], o.layout); !read) return tl::unexpected(read.error());
+      rest.erase(key);
+    }
+  if (auto e = read_fields(rest, fields)) return tl::unexpected(*e);
   if (auto e = no_path("model", o.model)) return tl::unexpected(*e);
   if (auto e = check_plan_limits(o, limits)) return tl::unexpected(*e);
   o.threads = threads;
@@ -194,7 +215,7 @@ Result<cli::RecommendOptions> recommend_options_from_json(const nlohmann::json& 
                                   {"gpus_per_node", &o.gpus_per_node}, {"mode", &o.mode}, {"seq", &o.seq},
                                   {"gbs", &o.gbs},         {"precision", &o.precision}, {"dataset", &o.dataset},
                                   {"alternatives", &o.alternatives}, {"compare", &o.compare},
-                                  {"headroom", &o.headroom}};
+                                  {"headroom", &o.headroom}, {"tokens", &o.tokens}};
   if (auto e = read_fields(body, fields)) return tl::unexpected(*e);
   if (auto e = no_path("model", o.model)) return tl::unexpected(*e);
   if (o.alternatives < 0 || o.alternatives > 20)

@@ -1,16 +1,18 @@
 // One entry of a `recipebook plan --json` file: besides a catalog recipe and layout flags
-// (layout_flags.cpp), the third way a launch gets its layout (launch_spec.cpp).
+// (emit/layout_flags.cpp), the third way a launch gets its layout (emit/launch_spec.cpp).
+#include "recipebook/launch_request.hpp"
+
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "recipebook/catalog/yaml_tree.hpp"
 #include "recipebook/core/strings.hpp"
-#include "recipebook/emit/launch_spec.hpp"
 
-namespace rb {
+namespace rb::cli {
 namespace {
 using Json = nlohmann::json;
 }  // namespace
+
+bool is_plan_file(const std::string& source) { return source.size() > 5 && source.ends_with(".json"); }
 
 // One entry of `plan --json` (the root or an element of its first array of candidates), or the
 // `launch` object of `recommend --json`; the layout under "layout" (emit/catalog_json.cpp layout_json
@@ -94,4 +96,4 @@ Result<void> read_launch_request(const Json& e, const Json& root, SpecRequest& r
   return {};
 }
 
-}  // namespace rb
+}  // namespace rb::cli

@@ -1,0 +1,384 @@
+// The layout field table (layout_fields.hpp). To add a layout option: add one row to kLayoutFields
+// below (and its member to Layout and LayoutFlags), then its term in the model (estimate/memory.cpp,
+// estimate/time.cpp).
+//
+// Spellings: Megatron-Bridge override keys are ConfigContainer fields (src/megatron/bridge/training/
+// config.py, REFERENCES.md D); Megatron-LM flags are megatron/training/arguments.py's (the table in
+// emit/entry_points.cpp checks every word written); record paths are docs/catalog-format.md's, as
+// catalog/recipe_layout.cpp reads them.
+#include "recipebook/core/layout_fields.hpp"
+
+#include <array>
+#include <charconv>
+#include <stdexcept>
+#include <utility>
+
+namespace rb {
+
+namespace {
+
+// Parses `text` with `parse` into `out`, or fails naming the flag, the value (`bad_part`, when the
+// parser names the one item of a list it refused) and the choices.
+template <typename T, typename Parse>
+Result<void> parse_into(const std::string& text, Parse parse, T& out, const char* flag, const char* what,
+                        const std::string& choices, const std::string* bad_part = nullptr) {
+  auto v = parse(text);
+  if (!v) {
+    const std::string& shown = bad_part != nullptr ? *bad_part : text;
+    return fail("unknown " + std::string(what) + " '" + shown + "'", {flag}, "use " + choices);
+  }
+  out = *v;
+  return {};
+}
+
+std::optional<RecomputeMethod> parse_recompute_method(std::string_view s) {
+  if (s == "uniform") return RecomputeMethod::kUniform;
+  if (s == "block") return RecomputeMethod::kBlock;
+  return std::nullopt;
+}
+
+// --pipeline-layout: parsed (errors at their column), VP from the stage count unless --vp is given;
+// it replaces a recipe's first/last stage counts and embedding/loss accounting (Megatron-Core
+// refuses them together, transformer_config.py).
+Result<void> apply_pipeline_layout(const LayoutFlags& f, Layout& l) {
+  if (f.pipeline_layout == "none") {
+    l.pipeline_layout.clear();
+    return {};
+  }
+  if (f.first_stage_layers || f.last_stage_layers || f.account_for_embedding.value_or(false) ||
+      f.account_for_loss.value_or(false))
+    return fail("--pipeline-layout cannot be combined with first/last stage layer counts or embedding/loss accounting",
+                {"--pipeline-layout"}, "give one of them");
+  auto stages = parse_pipeline_layout(f.pipeline_layout);
+  if (!stages) {
+    Error e = stages.error();
+    e.message = "'" + f.pipeline_layout + "': " + e.message;
+    return tl::unexpected(std::move(e));
+  }
+  const int n = static_cast<int>(stages->size());
+  if (l.pp < 1 || n % l.pp != 0)
+    return fail("the layout has " + std::to_string(n) + " stages, not a multiple of PP " + std::to_string(l.pp),
+                {"--pipeline-layout"}, "give PP x VP stages separated by |, or set --pp");
+  if (!f.vp) l.vp = n / l.pp;
+  l.pipeline_layout = std::move(*stages);
+  l.first_stage_layers = l.last_stage_layers = 0;
+  l.account_for_embedding = l.account_for_loss = false;
+  return {};
+}
+
+Result<void> apply_precision(const LayoutFlags& f, Layout& l) {
+  return parse_into(f.precision, parse_precision, l.precision, "--precision", "precision",
+                    "bf16, fp8_cs, fp8_ds, fp8_blockwise, mxfp8 or nvfp4");
+}
+Result<void> apply_recompute(const LayoutFlags& f, Layout& l) {
+  return parse_into(f.recompute, parse_recompute, l.recompute, "--recompute", "recompute", "none, selective or full");
+}
+// A module list without --recompute means selective recompute.
+Result<void> apply_recompute_modules(const LayoutFlags& f, Layout& l) {
+  std::string bad;
+  auto modules = [&](const std::string& t) { return parse_recompute_modules(t, &bad); };
+  if (auto ok = parse_into(f.recompute_modules, modules, l.recompute_modules, "--recompute-modules",
+                           "recompute module", recompute_module_choices(), &bad);
+      !ok)
+    return ok;
+  if (f.recompute.empty()) l.recompute = Recompute::kSelective;
+  return {};
+}
+Result<void> apply_recompute_method(const LayoutFlags& f, Layout& l) {
+  return parse_into(f.recompute_method, parse_recompute_method, l.recompute_method, "--recompute-method",
+                    "recompute method", "uniform or block");
+}
+Result<void> apply_dispatcher(const LayoutFlags& f, Layout& l) {
+  return parse_into(f.dispatcher, parse_dispatcher, l.dispatcher, "--dispatcher", "dispatcher",
+                    "alltoall, allgather, deepep or hybridep");
+}
+// No graph captures no scope.
+Result<void> apply_cuda_graph(const LayoutFlags& f, Layout& l) {
+  if (auto ok = parse_into(f.cuda_graph, parse_cuda_graph, l.cuda_graph, "--cuda-graph", "CUDA-graph implementation",
+                           "none, transformer_engine, local or full_iteration");
+      !ok)
+    return ok;
+  if (l.cuda_graph == CudaGraph::kNone) l.cuda_graph_scope = 0;
+  return {};
+}
+Result<void> apply_cuda_graph_scope(const LayoutFlags& f, Layout& l) {
+  std::string bad;
+  auto scopes = [&](const std::string& t) { return parse_cuda_graph_scopes(t, &bad); };
+  return parse_into(f.cuda_graph_scope, scopes, l.cuda_graph_scope, "--cuda-graph-scope", "CUDA-graph scope",
+                    cuda_graph_scope_choices(), &bad);
+}
+
+// --offload-modules: a list of Megatron-Core OffloadModule names; "none" turns a recipe's off.
+Result<void> apply_offload_modules(const LayoutFlags& f, Layout& l) {
+  if (f.offload_modules == "none") {
+    l.offload_modules = 0;
+    return {};
+  }
+  std::string bad;
+  auto modules = [&](const std::string& t) { return parse_offload_modules(t, &bad); };
+  return parse_into(f.offload_modules, modules, l.offload_modules, "--offload-modules", "offload module",
+                    offload_module_choices(), &bad);
+}
+std::string offload_modules_text(const Layout& l) {
+  return l.offload_modules != 0 ? offload_modules_str(l.offload_modules) : std::string();
+}
+
+std::string precision_text(const Layout& l) { return std::string(precision_name(l.precision)); }
+std::string recompute_text(const Layout& l) { return std::string(recompute_name(l.recompute)); }
+std::string recompute_modules_text(const Layout& l) {
+  return l.recompute_modules != 0 ? recompute_modules_str(l.recompute_modules) : std::string();
+}
+std::string recompute_method_text(const Layout& l) {
+  return l.recompute_method == RecomputeMethod::kBlock ? "block" : "uniform";
+}
+std::string dispatcher_text(const Layout& l) { return std::string(dispatcher_name(l.dispatcher)); }
+std::string cuda_graph_text(const Layout& l) { return std::string(cuda_graph_name(l.cuda_graph)); }
+// The scope's module names, in the order cuda_graph_scope_choices() lists them.
+std::string cuda_graph_scope_text(const Layout& l) {
+  std::string out;
+  const std::string choices = cuda_graph_scope_choices();
+  for (size_t start = 0; start < choices.size();) {
+    size_t end = choices.find(',', start);
+    if (end == std::string::npos) end = choices.size();
+    std::string name = choices.substr(start, end - start);
+    name.erase(0, name.find_first_not_of(' '));
+    if (auto bit = parse_cuda_graph_scope(name); bit && (l.cuda_graph_scope & *bit) == *bit)
+      out += (out.empty() ? "" : ",") + name;
+    start = end + 1;
+  }
+  return out;
+}
+std::string pipeline_layout_text(const Layout& l) {
+  return l.pipeline_layout.empty() ? std::string() : pipeline_layout_str(l.pipeline_layout);
+}
+
+using F = LayoutFlags;
+using L = Layout;
+using K = FieldKind;
+using M = FieldMin;
+using P = PlanRole;
+
+// A row of each kind: key, help, min, where it lives, record path, Bridge key, Megatron-LM flag,
+// what plan does. The default is Layout's (core/layout.hpp).
+constexpr LayoutField int_row(std::string_view key, std::string_view help, M min, std::optional<int> F::*given,
+                              int L::*member, std::string_view yaml, std::string_view bridge,
+                              std::string_view megatron, P plan) {
+  return {key, K::kInt, help, min, given, nullptr, nullptr, member, nullptr, nullptr, nullptr,
+          yaml, bridge, megatron, plan, nullptr, nullptr};
+}
+constexpr LayoutField bool_row(std::string_view key, std::string_view help, std::optional<bool> F::*given,
+                               bool L::*member, std::string_view yaml, std::string_view bridge,
+                               std::string_view megatron, P plan) {
+  return {key, K::kBool, help, M::kAny, nullptr, given, nullptr, nullptr, member, nullptr, nullptr,
+          yaml, bridge, megatron, plan, nullptr, nullptr};
+}
+constexpr LayoutField text_row(std::string_view key, std::string_view help, std::string F::*given,
+                               std::string (*text_of)(const Layout&), Result<void> (*apply)(const F&, L&),
+                               std::string_view yaml, std::string_view bridge, std::string_view megatron, P plan) {
+  return {key, K::kText, help, M::kAny, nullptr, nullptr, given, nullptr, nullptr, text_of, apply,
+          yaml, bridge, megatron, plan, nullptr, nullptr};
+}
+constexpr LayoutField number_row(std::string_view key, std::string_view help, std::optional<double> F::*given,
+                                 double L::*member, std::string_view yaml, std::string_view bridge,
+                                 std::string_view megatron, P plan) {
+  return {key, K::kNumber, help, M::kAny, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+          yaml, bridge, megatron, plan, given, member};
+}
+
+const std::array kLayoutFields{
+    int_row("tp", "Tensor parallel size (default 1)", M::kOne, &F::tp, &L::tp, "layout.tp",
+            "model.tensor_model_parallel_size", "--tensor-model-parallel-size", P::kSearched),
+    int_row("pp", "Pipeline parallel size (default 1)", M::kOne, &F::pp, &L::pp, "layout.pp",
+            "model.pipeline_model_parallel_size", "--pipeline-model-parallel-size", P::kSearched),
+    int_row("vp", "Virtual pipeline stages per rank (interleaved 1F1B; default 1)", M::kOne, &F::vp, &L::vp,
+            "layout.vpp", "model.virtual_pipeline_model_parallel_size", "--num-virtual-stages-per-pipeline-rank",
+            P::kSearched),
+    int_row("cp", "Context parallel size (default 1)", M::kOne, &F::cp, &L::cp, "layout.cp",
+            "model.context_parallel_size", "--context-parallel-size", P::kSearched),
+    int_row("ep", "Expert parallel size (default 1)", M::kOne, &F::ep, &L::ep, "layout.ep",
+            "model.expert_model_parallel_size", "--expert-model-parallel-size", P::kSearched),
+    int_row("etp", "Expert tensor parallel size (default: TP for a MoE model, as Megatron)", M::kOne, &F::etp, &L::etp,
+            "layout.etp", "model.expert_tensor_parallel_size", "--expert-tensor-parallel-size", P::kSearched),
+    int_row("mbs", "Micro batch size in sequences (default 1)", M::kOne, &F::mbs, &L::mbs, "layout.rows_per_microbatch",
+            "train.micro_batch_size", "--micro-batch-size", P::kSearched),
+    int_row("first_stage_layers", "Layers on the first pipeline stage, when PP does not divide the layers", M::kZero,
+            &F::first_stage_layers, &L::first_stage_layers, "features.pipeline_layout.first_stage_layers",
+            "model.num_layers_in_first_pipeline_stage", "--decoder-first-pipeline-num-layers", P::kDerived),
+    int_row("last_stage_layers", "Layers on the last pipeline stage", M::kZero, &F::last_stage_layers,
+            &L::last_stage_layers, "features.pipeline_layout.last_stage_layers",
+            "model.num_layers_in_last_pipeline_stage", "--decoder-last-pipeline-num-layers", P::kDerived),
+    text_row("pipeline_layout",
+             "Megatron-Core pipeline_model_parallel_layout, e.g. 'Et*3|(t*4|)*2t*3L' (sets VP; none drops a recipe's)",
+             &F::pipeline_layout, pipeline_layout_text, apply_pipeline_layout, "features.pipeline_layout",
+             "model.pipeline_model_parallel_layout", "--pipeline-model-parallel-layout", P::kDerived),
+    bool_row("account_for_embedding",
+             "Count the embedding as a layer of the first pipeline stage (account_for_embedding_in_pipeline_split)",
+             &F::account_for_embedding, &L::account_for_embedding,
+             "features.settings.account_for_embedding_in_pipeline_split",
+             "model.account_for_embedding_in_pipeline_split", "--account-for-embedding-in-pipeline-split",
+             P::kDerived),
+    bool_row("account_for_loss",
+             "Count the loss as a layer of the last pipeline stage (account_for_loss_in_pipeline_split)",
+             &F::account_for_loss, &L::account_for_loss, "features.settings.account_for_loss_in_pipeline_split",
+             "model.account_for_loss_in_pipeline_split", "--account-for-loss-in-pipeline-split", P::kDerived),
+    bool_row("sp", "Sequence parallel (default: on when TP > 1)", &F::sp, &L::sp, "layout.sequence_parallel",
+             "model.sequence_parallel", "--sequence-parallel", P::kDerived),
+    bool_row("fsdp", "Megatron-FSDP (optim_grads_params) instead of DDP + distributed optimizer", &F::fsdp, &L::fsdp,
+             "features.fsdp", "ddp.use_megatron_fsdp", "--use-megatron-fsdp", P::kSearched),
+    bool_row("distributed_optimizer", "Distributed optimizer (default on)", &F::distributed_optimizer,
+             &L::distributed_optimizer, "features.settings.use_distributed_optimizer", "ddp.use_distributed_optimizer",
+             "--use-distributed-optimizer", P::kFixed),
+    bool_row("precision_aware_optimizer", "Precision-aware optimizer: BF16 moments and masters",
+             &F::precision_aware_optimizer, &L::precision_aware_optimizer, "features.precision_aware_optimizer",
+             "optimizer.use_precision_aware_optimizer", "--use-precision-aware-optimizer", P::kFixed),
+    bool_row("grad_reduce_in_fp32", "FP32 main gradients, reduced in FP32 (Bridge library recipes' default; adds 2 B/param)",
+             &F::grad_reduce_in_fp32, &L::grad_reduce_in_fp32, "features.grad_reduce_in_fp32", "ddp.grad_reduce_in_fp32",
+             "--accumulate-allreduce-grads-in-fp32", P::kFixed),
+    bool_row("ep_a2a_overlap", "Overlap the EP all-to-all with compute", &F::ep_a2a_overlap, &L::ep_a2a_overlap,
+             "features.ep_a2a_overlap", "comm_overlap.overlap_moe_expert_parallel_comm",
+             "--overlap-moe-expert-parallel-comm", P::kFixed),
+    bool_row("tp_comm_overlap", "Overlap TP communication with GEMMs", &F::tp_comm_overlap, &L::tp_comm_overlap,
+             "features.tp_comm_overlap", "comm_overlap.tp_comm_overlap", "--tp-comm-overlap", P::kFixed),
+    // Precision names a Bridge mixed-precision recipe and a set of Megatron-LM flags (launch_*.cpp).
+    text_row("precision", "bf16 (default) | fp8_cs | fp8_ds | fp8_blockwise | mxfp8 | nvfp4", &F::precision,
+             precision_text, apply_precision, "workload.precision", "mixed_precision", "", P::kSearched),
+    text_row("recompute", "none (default) | selective | full", &F::recompute, recompute_text, apply_recompute,
+             "layout.recompute.granularity", "model.recompute_granularity", "--recompute-granularity", P::kSearched),
+    text_row("recompute_modules", "Selective recompute modules: core_attn,moe_act,mla_up_proj,...",
+             &F::recompute_modules, recompute_modules_text, apply_recompute_modules, "features.recompute_modules",
+             "model.recompute_modules", "--recompute-modules", P::kSearched),
+    text_row("recompute_method", "uniform | block (full recompute)", &F::recompute_method, recompute_method_text,
+             apply_recompute_method, "layout.recompute.method", "model.recompute_method", "--recompute-method",
+             P::kSearched),
+    int_row("recompute_layers", "Layers per recompute unit (full recompute; default 1)", M::kAny, &F::recompute_layers,
+            &L::recompute_layers, "layout.recompute.num_layers", "model.recompute_num_layers", "--recompute-num-layers",
+            P::kSearched),
+    // The dispatcher is a type and, for flex, a backend (launch_*.cpp).
+    text_row("dispatcher", "MoE dispatcher: alltoall (default) | allgather | deepep | hybridep", &F::dispatcher,
+             dispatcher_text, apply_dispatcher, "layout.dispatcher", "model.moe_token_dispatcher_type",
+             "--moe-token-dispatcher-type", P::kSearched),
+    text_row("cuda_graph", "none (default) | transformer_engine | local | full_iteration", &F::cuda_graph,
+             cuda_graph_text, apply_cuda_graph, "features.cuda_graph.impl", "model.cuda_graph_impl", "--cuda-graph-impl",
+             P::kFixed),
+    text_row("cuda_graph_scope", "attn,mlp,moe,moe_router,moe_preprocess,mamba", &F::cuda_graph_scope,
+             cuda_graph_scope_text, apply_cuda_graph_scope, "features.cuda_graph.scope", "model.cuda_graph_scope",
+             "--cuda-graph-scope", P::kFixed),
+    int_row("cpu_offload_layers", "Activation offload layers", M::kAny, &F::cpu_offload_layers, &L::cpu_offload_layers,
+            "features.cpu_offload_layers", "model.cpu_offloading_num_layers", "--cpu-offloading-num-layers", P::kFixed),
+    // Host offload (docs/model.md "Offload"). Each also sets a switch beside its value (Bridge
+    // optimizer.optimizer_cpu_offload, model.fine_grained_activation_offloading; Megatron-LM
+    // --optimizer-cpu-offload, --fine-grained-activation-offloading): the writers add those
+    // (launch_bridge.cpp, launch_megatron.cpp). plan searches offload itself (--offload auto) when no
+    // layout fits without it (search/offload.hpp), so it takes none of these flags.
+    number_row("optimizer_offload_fraction",
+               "Optimizer CPU offload: share of the optimizer state on the host, 0..1 (default 0 = off)",
+               &F::optimizer_offload_fraction, &L::optimizer_offload_fraction, "features.optimizer_offload_fraction",
+               "optimizer.optimizer_offload_fraction", "--optimizer-offload-fraction", P::kDerived),
+    text_row("offload_modules",
+             "Fine-grained activation offloading: attn_norm,qkv_linear,core_attn,attn_proj,mlp_norm,expert_fc1,moe_act",
+             &F::offload_modules, offload_modules_text, apply_offload_modules, "", "model.offload_modules",
+             "--offload-modules", P::kDerived),
+    number_row("activation_offload_fraction", "Share of the offload groups offloaded, 0..1 (default 1)",
+               &F::activation_offload_fraction, &L::activation_offload_fraction, "",
+               "model.activation_offload_fraction", "--activation-offload-fraction", P::kDerived),
+};
+
+// The shortest text that reads back to `v` ("0.5", "1").
+std::string number_text(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+}  // namespace
+
+std::span<const LayoutField> layout_fields() { return kLayoutFields; }
+
+const LayoutField* find_layout_field(std::string_view key) {
+  for (const LayoutField& f : kLayoutFields)
+    if (f.key == key || flag_name(f) == key) return &f;
+  return nullptr;
+}
+
+const LayoutField& layout_field(std::string_view key) {
+  const LayoutField* f = find_layout_field(key);
+  if (f == nullptr) throw std::logic_error("no layout field '" + std::string(key) + "'");
+  return *f;
+}
+
+std::string flag_name(const LayoutField& f) {
+  std::string out = "--" + std::string(f.key);
+  for (auto& c : out)
+    if (c == '_') c = '-';
+  return out;
+}
+
+std::string field_text(const LayoutField& f, const Layout& l) {
+  switch (f.kind) {
+    case FieldKind::kInt: return std::to_string(l.*f.int_member);
+    case FieldKind::kBool: return l.*f.bool_member ? "true" : "false";
+    case FieldKind::kText: return f.text_of(l);
+    case FieldKind::kNumber: return number_text(l.*f.number_member);
+  }
+  return {};
+}
+
+bool field_given(const LayoutField& f, const LayoutFlags& flags) {
+  switch (f.kind) {
+    case FieldKind::kInt: return (flags.*f.given_int).has_value();
+    case FieldKind::kBool: return (flags.*f.given_bool).has_value();
+    case FieldKind::kText: return !(flags.*f.given_text).empty();
+    case FieldKind::kNumber: return (flags.*f.given_number).has_value();
+  }
+  return false;
+}
+
+bool LayoutFlags::any() const {
+  for (const LayoutField& f : kLayoutFields)
+    if (field_given(f, *this)) return true;
+  return false;
+}
+
+void fill_unset(LayoutFlags& f, const LayoutFlags& from) {
+  for (const LayoutField& r : kLayoutFields) {
+    if (field_given(r, f)) continue;
+    switch (r.kind) {
+      case FieldKind::kInt: f.*r.given_int = from.*r.given_int; break;
+      case FieldKind::kBool: f.*r.given_bool = from.*r.given_bool; break;
+      case FieldKind::kText: f.*r.given_text = from.*r.given_text; break;
+      case FieldKind::kNumber: f.*r.given_number = from.*r.given_number; break;
+    }
+  }
+}
+
+Result<void> apply_layout_flags(const LayoutFlags& f, Layout& l, bool from_flags_only) {
+  const int old_tp = l.tp;
+  const bool old_sp = l.sp;
+  // A recipe's uneven split (or explicit layout) belongs to its PP and VP: another pipeline starts
+  // even unless given.
+  if (std::pair{f.pp.value_or(l.pp), f.vp.value_or(l.vp)} != std::pair{l.pp, l.vp}) {
+    l.first_stage_layers = l.last_stage_layers = 0;
+    l.pipeline_layout.clear();
+  }
+  if (f.pipeline_layout.empty() && (f.first_stage_layers || f.last_stage_layers ||
+                                    f.account_for_embedding.value_or(false) || f.account_for_loss.value_or(false)))
+    l.pipeline_layout.clear();  // another kind of split given over a recipe's layout replaces it
+  // The plain fields, then the named ones in table order (the first unknown value is the error).
+  for (const LayoutField& r : kLayoutFields) {
+    if (r.kind == FieldKind::kInt && (f.*r.given_int)) l.*r.int_member = *(f.*r.given_int);
+    if (r.kind == FieldKind::kNumber && (f.*r.given_number)) l.*r.number_member = *(f.*r.given_number);
+    if (r.kind == FieldKind::kBool && r.bool_member != &Layout::sp && (f.*r.given_bool))
+      l.*r.bool_member = *(f.*r.given_bool);
+  }
+  // Seed 004: "SP should be True whenever TP > 1"; Megatron refuses SP with TP 1.
+  if (f.sp)
+    l.sp = *f.sp;
+  else
+    l.sp = l.tp > 1 && (from_flags_only || old_sp || old_tp == 1);
+  for (const LayoutField& r : kLayoutFields)
+    if (r.kind == FieldKind::kText && !(f.*r.given_text).empty())
+      if (auto ok = r.apply(f, l); !ok) return ok;
+  return {};
+}
+
+}  // namespace rb

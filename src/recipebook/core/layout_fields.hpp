@@ -1,0 +1,116 @@
+// The layout fields in one table: for each field of Layout a user can set, its JSON key and flag,
+// its --help text, its type, where it lives in Layout and in LayoutFlags, its path in a recipe
+// record, its Megatron-Bridge override key and Megatron-LM flag, and what `plan` does with it.
+// The flags of estimate, plan and launch (apps/recipebook/main.cpp), the JSON readers (estimate
+// --batch lines, the serve API, `launch plan.json`: emit/layout_flags.cpp) and the launch writers
+// (emit/launch_*.cpp) all read their spellings from here.
+//
+// To add a layout option: add its member to Layout (core/layout.hpp) and to LayoutFlags below, add
+// one row to kLayoutFields (layout_fields.cpp), then its term in the model (estimate/memory.cpp,
+// estimate/time.cpp). The flag, the JSON key, --help and the round-trip test
+// (tests/layout_fields_test.cpp) follow from the row.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "recipebook/core/layout.hpp"
+#include "recipebook/core/result.hpp"
+
+namespace rb {
+
+// The layout as a user gives it in flags (or a batch line, or a plan entry): every field optional,
+// applied over a Layout that holds the defaults or a recipe's values. Named values (precision,
+// recompute, ...) stay text until applied, so their errors name the flag. `estimate`, `plan` and
+// `launch` read their layout this way, so a flag means the same in each.
+struct LayoutFlags {
+  std::optional<int> tp, pp, vp, cp, ep, etp, mbs;
+  std::optional<int> first_stage_layers, last_stage_layers;  // uneven pipeline split
+  std::optional<bool> sp, fsdp, distributed_optimizer, precision_aware_optimizer, ep_a2a_overlap, tp_comm_overlap;
+  std::optional<bool> grad_reduce_in_fp32, account_for_embedding, account_for_loss;
+  std::string precision;          // bf16 | fp8_cs | fp8_ds | fp8_blockwise | mxfp8 | nvfp4
+  std::string recompute;          // none | selective | full
+  std::string recompute_modules;  // core_attn,moe_act (selective)
+  std::string recompute_method;   // uniform | block (full)
+  std::optional<int> recompute_layers;
+  std::string dispatcher;         // alltoall | allgather | deepep | hybridep
+  std::string cuda_graph;         // none | transformer_engine | local | full_iteration
+  std::string cuda_graph_scope;   // attn,moe_router,...
+  std::optional<int> cpu_offload_layers;
+  // Host offload (docs/model.md "Offload"): --optimizer-offload-fraction (0 = off), --offload-modules
+  // (fine-grained activation offloading; "none" turns a recipe's off), --activation-offload-fraction.
+  std::optional<double> optimizer_offload_fraction, activation_offload_fraction;
+  std::string offload_modules;
+  // Megatron-Core pipeline_model_parallel_layout ("Et*3|t*4|t*4|t*3L"); "none" drops a recipe's.
+  // Sets VP to stages / PP unless --vp is given.
+  std::string pipeline_layout;
+
+  [[nodiscard]] bool any() const;
+};
+
+enum class FieldKind {
+  kInt,   // a number: --tp 2, "tp": 2
+  kBool,  // a switch: --sp / --no-sp, "sp": true
+  kText,  // a named value or a list: --precision fp8_cs, "precision": "fp8_cs"
+  kNumber,  // a real number (a share 0..1): --optimizer-offload-fraction 0.5, "optimizer_offload_fraction": 0.5
+};
+
+// The smallest value an int flag takes on the command line (CLI11 checks it; wider ranges are
+// resolve_setup's, which names the GPU count).
+enum class FieldMin { kAny, kZero, kOne };
+
+// What `plan` does with a field.
+enum class PlanRole {
+  kFixed,     // plan takes the same flag, and every layout it searches has that value
+  kSearched,  // plan searches it and has its own flag for it (a list, "any", 0 = searched)
+  kDerived,   // the search derives it from what it searches (SP from TP, the split from PP and VP)
+};
+
+struct LayoutField {
+  std::string_view key;   // JSON key; the flag is "--" + key with dashes (flag_name)
+  FieldKind kind;
+  std::string_view help;  // --help text of estimate and launch
+  FieldMin min;
+  // Where a given value is kept (one of the three, by kind).
+  std::optional<int> LayoutFlags::*given_int;
+  std::optional<bool> LayoutFlags::*given_bool;
+  std::string LayoutFlags::*given_text;
+  // Where it lands in Layout: a plain int or bool member, else `text_of` spells the Layout's value
+  // and `apply` parses the text into it (its error names the flag).
+  int Layout::*int_member;
+  bool Layout::*bool_member;
+  std::string (*text_of)(const Layout&);
+  Result<void> (*apply)(const LayoutFlags&, Layout&);
+  std::string_view yaml;      // the recipe record's path (catalog/recipe_layout.cpp), "" = none
+  std::string_view bridge;    // Megatron-Bridge ConfigContainer override key, "" = not one-to-one
+  std::string_view megatron;  // Megatron-LM pretrain_gpt.py flag, "" = not one-to-one
+  PlanRole plan;
+  // kNumber's: where a given value is kept and where it lands in Layout.
+  std::optional<double> LayoutFlags::*given_number;
+  double Layout::*number_member;
+};
+
+// Every row, in the order flags are listed in --help and in `flags_text`.
+std::span<const LayoutField> layout_fields();
+// The row of `key` (JSON key "first_stage_layers" or flag "--first-stage-layers"), or nullptr.
+const LayoutField* find_layout_field(std::string_view key);
+// The row of `key`, which must be one (a program error otherwise: std::logic_error).
+const LayoutField& layout_field(std::string_view key);
+// "--first-stage-layers".
+std::string flag_name(const LayoutField& f);
+// The field's value in `l` as a flag or JSON value spells it ("2", "true", "fp8_cs").
+std::string field_text(const LayoutField& f, const Layout& l);
+// Whether `f` was given in `flags`.
+bool field_given(const LayoutField& f, const LayoutFlags& flags);
+
+// Sets each flag of `f` that is unset to its value in `from` (flags given on the command line win
+// over those of a plan entry).
+void fill_unset(LayoutFlags& f, const LayoutFlags& from);
+
+// Applies the flags that are set over `l`. `from_flags_only`: SP defaults to TP > 1 (seed 004);
+// over a recipe, SP stays the recipe's unless TP moves away from 1 (or to 1).
+Result<void> apply_layout_flags(const LayoutFlags& f, Layout& l, bool from_flags_only);
+
+}  // namespace rb

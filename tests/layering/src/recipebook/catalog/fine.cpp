@@ -1,0 +1,2 @@
+#include <fstream>
+#include "recipebook/search/planner.hpp"

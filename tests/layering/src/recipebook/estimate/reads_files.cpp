@@ -1,0 +1,2 @@
+#include <fstream>
+#include "recipebook/rules/check_layout.hpp"

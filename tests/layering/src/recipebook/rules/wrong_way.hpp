@@ -1,0 +1,3 @@
+#pragma once
+#include "recipebook/core/layout.hpp"
+#include "recipebook/search/planner.hpp"

@@ -1,0 +1,151 @@
+// `plan` across GPU types (cmd_plan_fleet.hpp) through run_plan on the built-in catalog: the JSON
+// keys the web compare view reads, the figures agreeing with each other, --price over the
+// catalog's, and the usage errors of the fleet flags.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <functional>
+#include <vector>
+
+#include "cli_support.hpp"
+#include "recipebook/catalog/catalog.hpp"
+#include "recipebook/cmd_plan.hpp"
+#include "recipebook/cmd_recommend.hpp"
+
+namespace rb::cli {
+namespace {
+
+using Json = nlohmann::json;
+using Out = test::CliOut;
+
+Out run(const PlanOptions& o, bool json) {
+  return test::run_cli([&](const Context& ctx) { return run_plan(o, ctx, test::builtin_catalog()); }, json);
+}
+
+PlanOptions llama8b_fleet() {
+  PlanOptions o;
+  o.model = "llama3-8b";
+  o.gpu = "h100,b200,gb200";
+  o.gpus = "8,16";
+  o.seq = 4096;
+  o.gbs = 128;
+  o.max_mbs = 2;
+  o.tokens = "100B";
+  o.objective = "cost";
+  o.price = "gb200=6.5";
+  o.threads = 2;
+  o.threads_given = true;
+  return o;
+}
+
+TEST(PlanFleetCli, JsonKeys) {
+  const Out r = run(llama8b_fleet(), true);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const Json j = Json::parse(r.out);
+  for (const char* k : {"model", "mode", "seq", "gbs", "tokens", "objective", "deadline_days", "budget_usd",
+                        "gpu_types", "entries", "answer", "pareto"})
+    EXPECT_TRUE(j.contains(k)) << k;
+  EXPECT_EQ(j["objective"], "cost");
+  ASSERT_EQ(j["gpu_types"].size(), 3u);
+  const Json& gb200 = j["gpu_types"][2];
+  EXPECT_EQ(gb200["gpu"], "gb200");
+  EXPECT_EQ(gb200["usd_per_gpu_hour"].get<double>(), 6.5);
+  EXPECT_EQ(gb200["price_source"], "--price");
+  EXPECT_EQ(j["gpu_types"][0]["price_source"], "catalog");
+  ASSERT_EQ(j["entries"].size(), 6u);
+  for (const Json& e : j["entries"]) {
+    for (const char* k : {"gpu", "gpus", "feasible", "why", "reasons", "layout", "recompute", "tokens_per_s_per_gpu",
+                          "days", "gpu_hours", "usd"})
+      EXPECT_TRUE(e.contains(k)) << k;
+    const double gpus = e["gpus"].get<double>();
+    EXPECT_NEAR(e["days"].get<double>() * gpus * 24.0, e["gpu_hours"].get<double>(), 1e-6 * e["gpu_hours"].get<double>());
+    const Json& l = e["layout"];
+    EXPECT_EQ(l["tp"].get<int>() * l["pp"].get<int>() * l["cp"].get<int>() * l["dp"].get<int>(), e["gpus"].get<int>());
+  }
+  const Json& a = j["answer"];
+  ASSERT_TRUE(a.is_object());
+  EXPECT_TRUE(a["feasible"].get<bool>());
+  EXPECT_FALSE(a["reason"].get<std::string>().empty());
+  for (const Json& e : j["entries"])
+    if (e["feasible"].get<bool>()) {
+      EXPECT_LE(a["usd"].get<double>(), e["usd"].get<double>());
+    }
+  ASSERT_FALSE(j["pareto"].empty());
+  for (size_t i = 1; i < j["pareto"].size(); ++i) {  // days up, USD down
+    EXPECT_GT(j["pareto"][i]["days"].get<double>(), j["pareto"][i - 1]["days"].get<double>());
+    EXPECT_LT(j["pareto"][i]["usd"].get<double>(), j["pareto"][i - 1]["usd"].get<double>());
+  }
+}
+
+TEST(PlanFleetCli, ExclusionsInJsonAndExitOneWhenNothingQualifies) {
+  PlanOptions o = llama8b_fleet();
+  o.deadline = "1h";
+  const Out r = run(o, true);
+  EXPECT_EQ(r.rc, 1) << r.err;
+  const Json j = Json::parse(r.out);
+  EXPECT_TRUE(j["answer"].is_null());
+  for (const Json& e : j["entries"]) EXPECT_EQ(e["why"][0], "deadline");
+}
+
+TEST(PlanFleetCli, UsageErrorsExitTwo) {
+  for (auto edit : std::vector<std::function<void(PlanOptions&)>>{
+           [](PlanOptions& o) { o.tokens.clear(); },
+           [](PlanOptions& o) { o.price = "b300=5"; },  // not one of the --gpu types
+           [](PlanOptions& o) { o.price = "gb200"; },
+           [](PlanOptions& o) { o.deadline = "soon"; },
+           [](PlanOptions& o) { o.budget = "-5"; },
+           [](PlanOptions& o) { o.gpus_available = "h100=1.5"; },
+           [](PlanOptions& o) { o.gpu = "h100,nosuchgpu"; },
+           [](PlanOptions& o) { o.recipe = "llama3_8b_pretrain_8gpu_h100_bf16_config"; }}) {
+    PlanOptions o = llama8b_fleet();
+    edit(o);
+    const Out r = run(o, false);
+    EXPECT_EQ(r.rc, 2) << r.out << r.err;
+    EXPECT_FALSE(r.err.empty());
+  }
+}
+
+Out recommend(const RecommendOptions& o, bool json) {
+  return test::run_cli([&](const Context& ctx) { return run_recommend(o, ctx, test::builtin_catalog()); }, json);
+}
+
+TEST(RecommendFleetCli, NamesTheTypeAndCountWithItsReason) {
+  RecommendOptions o;
+  o.model = "llama3-8b";
+  o.gpu = "h100,b200";
+  o.gpus = 8;
+  o.gbs = 128;
+  o.seq = 4096;
+  o.tokens = "100B";
+  o.threads = 2;
+  const Out r = recommend(o, true);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const Json j = Json::parse(r.out);
+  ASSERT_TRUE(j["recommendation"].is_object());
+  EXPECT_EQ(j["recommendation"]["gpus"], 8);
+  EXPECT_FALSE(j["reason"].get<std::string>().empty());
+  ASSERT_EQ(j["best_per_type"].size(), 2u);
+  const std::string gpu = j["recommendation"]["gpu"];
+  for (const Json& t : j["best_per_type"])  // objective cost: both have a price
+    EXPECT_LE(j["recommendation"]["usd"].get<double>(), t["usd"].get<double>()) << t["gpu"] << " vs " << gpu;
+  EXPECT_EQ(j["plan"]["objective"], "cost");
+}
+
+TEST(RecommendFleetCli, OneTypeStillNeedsGpusAndMode) {
+  RecommendOptions o;
+  o.model = "llama3-8b";
+  o.gpu = "h100";
+  o.mode = "pretrain";
+  const Out r = recommend(o, false);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("--gpus is required"), std::string::npos) << r.err;
+  RecommendOptions m = o;
+  m.gpus = 8;
+  m.mode.clear();
+  const Out s = recommend(m, false);
+  EXPECT_EQ(s.rc, 2);
+  EXPECT_NE(s.err.find("--mode is required"), std::string::npos) << s.err;
+}
+
+}  // namespace
+}  // namespace rb::cli
