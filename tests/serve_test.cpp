@@ -151,6 +151,8 @@ TEST(ServeApi, PlanBodyTakesTheFieldsPlanFixes) {
   const auto bad = post("plan", R"({"model":"llama3-8b","gpu":"h100","gpus":8,"gbs":64,"cuda_graph":3})");
   EXPECT_EQ(bad.status, 400) << bad.body;
   EXPECT_NE(first_error(bad)["message"].get<std::string>().find("cuda_graph"), std::string::npos) << bad.body;
+}
+
 TEST(ServeApi, PlanAcrossGpuTypesTakesTheFleetKeys) {
   const auto r = post("plan", R"({"model":"llama3-8b","gpu":["h100","b200","gb200"],"gpus":"8,16","gbs":64,"max_mbs":2,
                                   "tokens":"100B","objective":"cost","deadline":"30d","budget":1e6,
