@@ -31,22 +31,6 @@ Error usage(std::string flag, std::string message, std::string fix = {}) {
   return Error{std::move(message), Where{std::move(flag)}, std::move(fix)};
 }
 
-std::vector<std::string> split(std::string_view s, char sep) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    const size_t end = s.find(sep, start);
-    const std::string_view part = s.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
-    std::string t(part);
-    t.erase(0, t.find_first_not_of(' '));
-    t.erase(t.find_last_not_of(' ') + 1);
-    if (!t.empty()) out.push_back(t);
-    if (end == std::string_view::npos) break;
-    start = end + 1;
-  }
-  return out;
-}
-
 std::optional<int> parse_int(std::string_view s) {
   int v = 0;
   const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -71,7 +55,7 @@ Result<std::vector<int>> parse_gpus(const std::string& text, int gpus_per_node) 
     return counts;
   }
   std::vector<int> out;
-  for (const std::string& part : split(text, ',')) {
+  for (const std::string& part : split_trimmed(text, ',')) {
     const auto n = parse_int(part);
     if (!n || *n < 1) return tl::unexpected(usage("--gpus", "'" + part + "' is not a positive GPU count"));
     out.push_back(*n);
@@ -137,7 +121,7 @@ Result<std::vector<RecomputeOption>> recompute_choices_from_flag(const std::stri
 
 Result<std::vector<Precision>> parse_precisions(const std::string& text) {
   std::vector<Precision> out;
-  for (const std::string& p : split(text, ',')) {
+  for (const std::string& p : split_trimmed(text, ',')) {
     const auto v = parse_precision(p);
     if (!v)
       return tl::unexpected(

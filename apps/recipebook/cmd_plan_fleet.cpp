@@ -21,21 +21,6 @@ Error usage(std::string flag, std::string message, std::string fix = {}) {
   return Error{std::move(message), Where{std::move(flag)}, std::move(fix)};
 }
 
-std::vector<std::string> split_list(std::string_view s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    const size_t end = s.find(',', start);
-    std::string t(s.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
-    t.erase(0, t.find_first_not_of(' '));
-    t.erase(t.find_last_not_of(' ') + 1);
-    if (!t.empty()) out.push_back(t);
-    if (end == std::string_view::npos) break;
-    start = end + 1;
-  }
-  return out;
-}
-
 // A positive finite number with an optional suffix from `units` (each a letter and its factor).
 std::optional<double> number_with_unit(std::string text, std::initializer_list<std::pair<char, double>> units) {
   std::erase_if(text, [](char c) { return c == ',' || c == '$' || c == '_' || c == ' '; });
@@ -59,7 +44,7 @@ Result<std::vector<std::pair<size_t, double>>> per_gpu_values(const std::string&
                                                               const std::vector<FleetGpu>& gpus,
                                                               const Catalog& catalog) {
   std::vector<std::pair<size_t, double>> out;
-  for (const std::string& part : split_list(text)) {
+  for (const std::string& part : split_trimmed(text, ',')) {
     const size_t eq = part.find('=');
     if (eq == std::string::npos)
       return tl::unexpected(usage(flag, "'" + part + "' is not GPU=VALUE", "e.g. " + flag + " gb200=6.5"));
@@ -81,7 +66,7 @@ Result<std::vector<FleetGpu>> fleet_gpus(const PlanOptions& o, const Catalog& ca
       if (e.hardware.has_specs && e.hardware.memory_bytes > 0 && e.hardware.bf16_flops_per_s > 0)
         out.push_back(FleetGpu{e.hardware, 0});
   } else {
-    for (const std::string& name : split_list(o.gpu)) {
+    for (const std::string& name : split_trimmed(o.gpu, ',')) {
       auto hw = catalog.find_hardware(name);
       if (!hw) return tl::unexpected(hw.error());
       if (std::none_of(out.begin(), out.end(), [&](const FleetGpu& g) { return g.hardware.name == hw->name; }))

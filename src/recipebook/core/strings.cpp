@@ -104,4 +104,19 @@ std::vector<std::string> suggestions(std::string_view word, const std::vector<st
   return hits;
 }
 
+std::vector<std::string> split_trimmed(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t end = s.find(sep, start);
+    std::string t(s.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+    t.erase(0, t.find_first_not_of(' '));
+    t.erase(t.find_last_not_of(' ') + 1);
+    if (!t.empty()) out.push_back(t);
+    if (end == std::string_view::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
 }  // namespace rb

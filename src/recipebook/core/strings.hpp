@@ -18,6 +18,9 @@ size_t edit_distance(std::string_view a, std::string_view b);
 // The candidate nearest to `word` (by edit distance on folded names), if it is near enough to be a
 // plausible typo (distance <= max(2, len/3)); empty otherwise.
 std::string nearest(std::string_view word, const std::vector<std::string>& candidates);
+// The parts of `s` between `sep`s, each without its leading and trailing spaces; empty parts are
+// dropped ("h100, b200,," is {"h100", "b200"}).
+std::vector<std::string> split_trimmed(std::string_view s, char sep);
 
 }  // namespace rb
 
