@@ -5,6 +5,7 @@
 
 #include "recipebook/estimate/flops.hpp"
 #include "recipebook/estimate/params.hpp"
+#include "recipebook/estimate/prepared.hpp"
 #include "recipebook/rules/prepared.hpp"
 
 namespace rb {
@@ -58,6 +59,16 @@ TEST(LatentMoe, RulesCountTheLatentWideExperts) {
   const Model m = one_moe_layer(16);
   EXPECT_DOUBLE_EQ(prepare_rule_model(m, nullptr).expert_params, static_cast<double>(layer_params(m, m.layers[0]).routed));
   EXPECT_DOUBLE_EQ(prepare_rule_model(m, nullptr).expert_params, 8.0 * 2 * 16 * 32);
+}
+
+// The routed tokens travel and are kept at the latent width: the EP dispatch and the expert GEMM
+// shape read expert_hidden (time.cpp), and the permuted-token activations shrink with it.
+TEST(LatentMoe, TokensAreDispatchedAtTheLatentWidth) {
+  const PreparedModel plain = prepare(one_moe_layer(0));
+  const PreparedModel latent = prepare(one_moe_layer(16));
+  EXPECT_DOUBLE_EQ(plain.expert_hidden, 64.0);
+  EXPECT_DOUBLE_EQ(latent.expert_hidden, 16.0);
+  EXPECT_LT(latent.prefix.back().act[kActMoe], plain.prefix.back().act[kActMoe]);
 }
 
 }  // namespace

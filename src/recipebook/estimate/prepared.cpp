@@ -71,11 +71,16 @@ void layer_activations(const Model& m, const LayerSpec& spec, ActVec& a, ActVec&
   } else if (spec.ffn == FfnKind::kMoe) {
     const auto& e = m.moe;
     const double k = e.top_k;
+    // The routed tokens' width: a latent MoE dispatches them at its latent size, after the
+    // hidden -> latent projection (whose output, and the latent -> hidden projection's input, are
+    // kept once per token).
+    const double eh = e.latent > 0 ? d(e.latent) : h;
     a[kActNormIn] += 2.0 * h;
     a[kActNormOut] += 2.0 * h;
     gin[kActNormOut] += 2.0 * h;
-    a[kActMoe] += 4.0 * e.experts + k * 2.0 * h + k * 2.0 * up * d(e.ffn) + k * 2.0 * h;
-    gin[kActMoe] += k * 2.0 * h;  // permuted tokens = expert fc1 input
+    a[kActMoe] += 4.0 * e.experts + k * 2.0 * eh + k * 2.0 * up * d(e.ffn) + k * 2.0 * eh +
+                  (e.latent > 0 ? 4.0 * eh : 0.0);
+    gin[kActMoe] += k * 2.0 * eh;  // permuted tokens = expert fc1 input
     a[kActMoeAct] += k * 2.0 * d(e.ffn);
     gin[kActMoeAct] += k * 2.0 * d(e.ffn);
     if (e.shared_ffn > 0) {
@@ -164,6 +169,7 @@ PreparedModel prepare(const Model& m) {
   p.vocab = d(m.vocab);
   p.dense_ffn = d(m.ffn);
   p.moe_ffn = d(m.moe.ffn);
+  p.expert_hidden = m.moe.latent > 0 ? d(m.moe.latent) : p.hidden;
   p.q_dim = d(m.attn.heads) * m.attn.head_dim;
   p.experts = m.moe.experts;
   p.top_k = m.moe.top_k;

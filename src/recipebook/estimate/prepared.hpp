@@ -67,6 +67,10 @@ struct PreparedModel {
   double vocab = 0;
   double dense_ffn = 0;
   double moe_ffn = 0;
+  // The width the routed experts run at and their tokens are dispatched at: a latent MoE's latent
+  // size (the tokens are projected hidden -> latent before the dispatch and back after the combine:
+  // Megatron-Core moe_latent_size, NVIDIA's Nemotron 3 Super report), else the hidden size.
+  double expert_hidden = 0;
   double q_dim = 0;
   int experts = 0;
   int top_k = 0;

@@ -101,14 +101,15 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
   const double f_dense = gemm_size_factor(std::min({tokens, h, dense_width / tp}), hw.gemm_half_dim);
   double f_expert = 1.0;
   if (pm.experts > 0) {
-    // The grouped GEMMs of one expert are (m tokens x h) by (h x width). Two losses multiply:
+    // The grouped GEMMs of one expert are (m tokens x h) by (h x width), h the expert input width
+    // (a latent MoE's latent size). Two losses multiply:
     // - the expert's weights stream from HBM once per GEMM, so the GEMM takes (1 + m_ridge / m) of
     //   its compute time, m_ridge = FLOP/s x operand bytes / (2 x HBM bytes/s) (the roofline ridge
     //   of a weight-bound GEMM, both at their achieved rates: about 220-300 tokens on H100-GB300);
     // - the shape factor s / (s + hw.expert_half_dim) of the geometric mean s of h and the width.
     const double m = tok_tp * pm.top_k * l.ep / pm.experts;
     const double m_ridge = peak * eff.gemm * gemm_operand_bytes(l.precision) / (2.0 * hbm);
-    const double s = std::sqrt(h * pm.moe_ffn / std::max(1, l.etp));
+    const double s = std::sqrt(pm.expert_hidden * pm.moe_ffn / std::max(1, l.etp));
     f_expert = m / (m + m_ridge) * gemm_size_factor(s, hw.expert_half_dim);
   }
   const double vpad = static_cast<double>(padded_vocab(pm.model.vocab, l.tp));
@@ -121,7 +122,7 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
   // EP: every routed token copy crosses once each way; DeepEP / HybridEP dispatch FP8 activations in
   // FP8 recipes (combine stays BF16; kFp8DispatchBytesRatio); the alltoall dispatcher moves BF16 both ways.
   const bool flex = l.dispatcher == Dispatcher::kFlexDeepep || l.dispatcher == Dispatcher::kFlexHybridep;
-  const double ep_bytes = tok_tp * pm.top_k * h * 2.0;
+  const double ep_bytes = tok_tp * pm.top_k * pm.expert_hidden * 2.0;  // a latent MoE's tokens travel at its latent size
   const double dispatch_bytes = (flex && fp8) ? ep_bytes * kFp8DispatchBytesRatio : ep_bytes;
   const double a2a = l.dispatcher == Dispatcher::kAllgather
                          ? 2.0 * reduce_scatter_s(ep_bytes * l.ep / std::max(1, pm.top_k), groups.ep, links)
