@@ -147,7 +147,8 @@ TEST(ServeApi, PlanBodyTakesTheFieldsPlanFixes) {
   o.layout.tp_comm_overlap = true;
   const auto cli = test::run_cli([&](const cli::Context& ctx) { return cli::run_plan(o, ctx, test::builtin_catalog()); }, true);
   EXPECT_EQ(r.body, cli.out);
-  for (const Json& t : Json::parse(r.body)["top"]) EXPECT_EQ(t["layout"]["cuda_graph"], "local");
+  const Json answer = Json::parse(r.body);  // kept: a range-for over a temporary's member reads freed memory
+  for (const Json& t : answer["top"]) EXPECT_EQ(t["layout"]["cuda_graph"], "local");
   const auto bad = post("plan", R"({"model":"llama3-8b","gpu":"h100","gpus":8,"gbs":64,"cuda_graph":3})");
   EXPECT_EQ(bad.status, 400) << bad.body;
   EXPECT_NE(first_error(bad)["message"].get<std::string>().find("cuda_graph"), std::string::npos) << bad.body;
