@@ -74,16 +74,7 @@ void FleetWalker::run(const JoinedTask& jt) {
   const Task& t = jt.task;
   const Space& sp = s_[jt.searches.front()].space;  // equal for every type (plan_joined's contract)
   for (size_t i : jt.searches) c_[i] = s_[i].cluster(t.gpus);
-  l_ = s_[jt.searches.front()].req.fixed.base;  // the fixed fields, equal for every type
-  l_.precision = t.precision;
-  l_.tp = t.tp;
-  l_.sp = t.tp > 1;
-  l_.cp = t.cp;
-  l_.pp = t.pp;
-  l_.vp = t.vp;
-  l_.dp = t.gpus / (t.tp * t.cp * t.pp);
-  l_.first_stage_layers = t.split.first;
-  l_.last_stage_layers = t.split.last;
+  l_ = task_layout(t, s_[jt.searches.front()].req.fixed.base);  // the fixed fields are equal for every type
   all_.clear();
   for (size_t m = 0; m < jt.searches.size(); ++m) all_.push_back(m);
 

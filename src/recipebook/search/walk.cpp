@@ -70,18 +70,23 @@ void Walker::walk_outer(std::vector<Task>& tasks) {
   }
 }
 
+Layout task_layout(const Task& t, const Layout& base) {
+  Layout l = base;
+  l.precision = t.precision;
+  l.tp = t.tp;
+  l.sp = t.tp > 1;
+  l.cp = t.cp;
+  l.pp = t.pp;
+  l.vp = t.vp;
+  l.dp = t.gpus / (t.tp * t.cp * t.pp);
+  l.first_stage_layers = t.split.first;
+  l.last_stage_layers = t.split.last;
+  return l;
+}
+
 void Walker::set_task(const Task& t) {
   c_ = s_.cluster(t.gpus);
-  l_ = s_.req.fixed.base;
-  l_.precision = t.precision;
-  l_.tp = t.tp;
-  l_.sp = t.tp > 1;
-  l_.cp = t.cp;
-  l_.pp = t.pp;
-  l_.vp = t.vp;
-  l_.dp = t.gpus / (t.tp * t.cp * t.pp);
-  l_.first_stage_layers = t.split.first;
-  l_.last_stage_layers = t.split.last;
+  l_ = task_layout(t, s_.req.fixed.base);
 }
 
 void Walker::run(const Task& t, const std::atomic<bool>& stop) {

@@ -37,6 +37,10 @@ struct Task {
   StageSplit split;
 };
 
+// The layout a task fixes (precision, TP, CP, PP, VP, DP, the stage split; SP with TP > 1) over
+// `base`, the fields the request fixes: where Walker and the fleet walk start each task.
+Layout task_layout(const Task& t, const Layout& base);
+
 class Walker {
  public:
   explicit Walker(const SearchSetup& s);
