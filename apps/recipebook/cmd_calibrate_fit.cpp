@@ -19,9 +19,10 @@ namespace {
 constexpr Precision kAllPrecisions[] = {Precision::kBf16,         Precision::kFp8Cs, Precision::kFp8Ds,
                                         Precision::kFp8Blockwise, Precision::kMxfp8, Precision::kNvfp4};
 
-// The `efficiency:` block for a GPU, one flow map per precision it supports.
-std::string efficiency_block(const Hardware& h) {
-  std::string out = "efficiency:  # fitted by `recipebook calibrate --fit` on the catalog's current measurements\n";
+}  // namespace
+
+std::string efficiency_block(const Hardware& h, std::string_view comment) {
+  std::string out = fmt::format("efficiency:  # {}\n", comment);
   for (Precision p : kAllPrecisions) {
     if (h.peak_flops_per_s(p) <= 0) continue;
     const Efficiency& e = h.eff(p);
@@ -31,9 +32,8 @@ std::string efficiency_block(const Hardware& h) {
   return out;
 }
 
-// Replaces the top-level `efficiency:` block of a hardware YAML text (it runs to the next top-level
-// key or the end), or appends one; everything else, comments included, is kept.
-std::string replace_efficiency(const std::string& text, const std::string& block) {
+std::string replace_top_level(const std::string& text, std::string_view key, const std::string& block) {
+  const std::string head = std::string(key) + ":";
   std::istringstream in(text);
   std::string line;
   std::string out;
@@ -42,7 +42,7 @@ std::string replace_efficiency(const std::string& text, const std::string& block
   while (std::getline(in, line)) {
     const bool top_level = !line.empty() && line[0] != ' ' && line[0] != '#';
     if (inside && top_level) inside = false;
-    if (top_level && line.rfind("efficiency:", 0) == 0) {
+    if (top_level && line.rfind(head, 0) == 0) {
       inside = true;
       replaced = true;
       out += block;
@@ -54,9 +54,16 @@ std::string replace_efficiency(const std::string& text, const std::string& block
   return out;
 }
 
-}  // namespace
-
 int run_calibrate_fit(const CalibrateFitOptions& o, const Context& ctx) {
+  if (!ctx.catalog_dirs.empty()) {
+    if (!o.write_dir.empty())
+      return report(ctx, Error("--write refits the built-in catalog's files; with --catalog, --fit fits your own runs",
+                               Where{"--write", 0, 0}, "drop --write (the cluster's file goes to --out) or drop --catalog"));
+    return run_calibrate_fit_cluster(o, ctx);
+  }
+  if (!o.gpu.empty() || !o.out.empty() || !o.cluster.empty())
+    return report(ctx, Error("--gpu, --out and --cluster of --fit need --catalog DIR (the folder of your measured runs)",
+                             Where{"--catalog", 0, 0}, "recipebook calibrate --fit --catalog DIR"));
   auto cat = load_catalog(ctx);
   if (!cat) return kExitUsage;
   if (!o.write_dir.empty() && !std::filesystem::is_directory(o.write_dir))
@@ -110,7 +117,9 @@ int run_calibrate_fit(const CalibrateFitOptions& o, const Context& ctx) {
     if (!in) return report(ctx, Error("--write: " + path.string() + " does not exist", {}, "write into a folder of hardware YAML files"));
     std::stringstream ss;
     ss << in.rdbuf();
-    files.push_back({path.string(), replace_efficiency(ss.str(), efficiency_block(h))});
+    files.push_back({path.string(),
+                     replace_top_level(ss.str(), "efficiency",
+                                       efficiency_block(h, "fitted by `recipebook calibrate --fit` on the catalog's current measurements"))});
   }
   auto written = write_files_atomic(files, /*overwrite=*/true);
   if (!written) return report(ctx, written.error());

@@ -234,14 +234,19 @@ void add_calibrate(CLI::App& app, Action& action) {
   auto fit = std::make_shared<rb::cli::CalibrateFitOptions>();
   auto fitting = std::make_shared<bool>(false);
   cmd->add_option("logs", o->logs, "Training logs (Megatron-LM or Megatron-Bridge), one per run")->check(CLI::ExistingFile);
-  cmd->add_flag("--fit", *fitting, "Fit the estimator's efficiencies to the catalog's measurements (no logs)");
-  cmd->add_option("--write", fit->write_dir, "With --fit: rewrite the efficiency block of DIR/<gpu>.yaml");
+  cmd->add_flag("--fit", *fitting,
+                "Fit the estimator's efficiencies (no logs): to the built-in benchmark measurements, or with "
+                "--catalog DIR only to the measured runs recorded in DIR (your cluster; the built-in records are not "
+                "fitted), writing the hardware file <gpu>-<cluster>");
+  cmd->add_option("--write", fit->write_dir, "With --fit, without --catalog: rewrite the efficiency block of DIR/<gpu>.yaml");
+  cmd->add_option("--out", fit->out, "With --fit --catalog DIR: the hardware file to write (default DIR/hardware/<gpu>-<cluster>.yaml)");
+  cmd->add_option("--cluster", fit->cluster, "With --fit --catalog DIR: the cluster's name in <gpu>-<cluster> (default DIR's folder name)");
   cmd->add_option("--window", o->window, "Iterations A:B to measure (default: after warm-up)");
   cmd->add_option("--recipe", o->recipe, "Recipe record: read its seq/GPUs/batch/model/GPU, write its `result`")->check(CLI::ExistingFile);
   cmd->add_option("--seq", o->seq, "Sequence length (default: the recipe's, else the log's)")->check(CLI::PositiveNumber);
   cmd->add_option("--gpus", o->gpus, "GPU count (default: the recipe's, else the log's world_size)")->check(CLI::PositiveNumber);
   cmd->add_option("--gbs", o->gbs, "Global batch, for logs that print none")->check(CLI::PositiveNumber);
-  cmd->add_option("--gpu", o->gpu, "GPU type, for the dense peak and the price");
+  cmd->add_option("--gpu", o->gpu, "GPU type, for the dense peak and the price; with --fit --catalog: the runs' GPU to fit");
   cmd->add_option("--model", o->model, "Model, for active parameters and FLOPs per token");
   cmd->add_option("--precision", o->precision, "Precision of the dense peak (default: the recipe's, else bf16)");
   cmd->add_option("--peak-tflops", o->peak_tflops, "Dense peak TFLOP/s per GPU (overrides the GPU's)")->check(CLI::PositiveNumber);
@@ -254,12 +259,15 @@ void add_calibrate(CLI::App& app, Action& action) {
       "  recipebook calibrate run.log --gpu h100 --model Llama-3-8B\n"
       "  recipebook calibrate run1.log run2.log --window 20:120 --recipe jobs/my_run.recipe.yaml\n"
       "  recipebook calibrate run.log --seq 8192 --gpus 64 --json\n"
-      "  recipebook calibrate --fit --write catalog/hardware");
+      "  recipebook calibrate --fit --write catalog/hardware\n"
+      "  recipebook calibrate --fit --catalog my_runs/ --gpu h100   # writes my_runs/hardware/h100-my-runs.yaml");
   cmd->callback([o, fit, fitting, &action] {
-    if (*fitting)
+    if (*fitting) {
+      fit->gpu = o->gpu;
       action = [fit](const Context& ctx) { return rb::cli::run_calibrate_fit(*fit, ctx); };
-    else
+    } else {
       action = [o](const Context& ctx) { return rb::cli::run_calibrate(*o, ctx); };
+    }
   });
 }
 
