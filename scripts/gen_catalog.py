@@ -502,7 +502,9 @@ STUB_MODELS = OrderedDict([
     ("Nemotron-H-47B", (["nemotronh_47b"], "nemotron_h", None, None, "")),
     ("Nemotron-Nano-9B-v2", (["nemotron_nano_9b_v2"], "nemotron_h", None, None, "")),
     ("Nemotron-Nano-12B-v2", (["nemotron_nano_12b_v2"], "nemotron_h", None, None, "")),
-    ("Nemotron-Nano-12B-v2-VL", (["nemotron_nano_v2_vl_12b"], None, None, None, "")),
+    ("Nemotron-Nano-12B-v2-VL", (["nemotron_nano_v2_vl_12b"], "nemotron_h", None, None,
+                                 "vision-language: the language model (NVIDIA-Nemotron-Nano-12B-v2) is sized; its C-RADIOv2-H vision encoder "
+                                 "is not modelled (the model card's 12.6B includes it)")),
     ("OLMoE-1B-7B", (["olmoe_7b"], "olmoe", None, None, "")),
     ("Qwen2-0.5B", (["qwen2_500m"], "qwen2", "Qwen/Qwen2-0.5B", None, "")),
     ("Qwen2-1.5B", (["qwen2_1p5b"], "qwen2", "Qwen/Qwen2-1.5B", None, "")),
@@ -580,6 +582,12 @@ STUB_PUBLISHED = {
     "Nemotron-3.5-Lightning": (31600000000, 0,
                                "the Nemotron 3 Nano architecture (Megatron-Bridge lightning README): 31.6 billion total parameters "
                                "(replicate.com/nvidia/nemotron-3-nano-30b-a3b readme); the name says 30B-A3B; the MTP block is counted apart"),
+    "Qwen3.8-27B": (27000000000, 0,
+                    "its name (27B); InternLM/xtuner builds it with the Qwen3.5-27B class Qwen3_5_VLDense27BConfig "
+                    "(stored file id 67487971817); text 26.90B + vision tower 0.46B as counted here"),
+    "Qwen3.6-35B-A3B": (35000000000, 3000000000,
+                        "its name (35B-A3B); a public LoRA provenance note (stored file id 57862596444): ~35B total / ~3B active, "
+                        "architecture qwen3_5_moe"),
     "Gemma-2-27B": (27000000000, 0,
                     "Gemma 2 report (arXiv:2408.00118): the 27B model (26,047,480,320 non-embedding parameters, Table 1)"),
 }

@@ -132,9 +132,10 @@ TEST(HfCatalogConfig, NemotronSuperIsALatentMoe) {
 
 // The catalog models these configs size, against published figures (within 1%). Each figure is of
 // the language model as the catalog counts it (text: embedding, layers, head, no MTP or vision
-// tower), of its layers without the embedding and head, or of the parameters a token activates
-// with its embedding row, as the source gives it.
-enum class Counted { kTotal, kWithoutEmbeddings, kActiveWithEmbedding };
+// tower), of its layers without the embedding and head, of the parameters a token activates with
+// its embedding row, or of the language model with its vision tower, as the source
+// gives it.
+enum class Counted { kTotal, kWithoutEmbeddings, kActiveWithEmbedding, kTotalWithVision };
 struct PublishedText {
   const char* model;
   double figure;
@@ -146,6 +147,7 @@ double counted_params(const ParamCounts& pc, Counted what) {
   switch (what) {
     case Counted::kWithoutEmbeddings: return static_cast<double>(pc.total - pc.embedding - pc.lm_head);
     case Counted::kActiveWithEmbedding: return static_cast<double>(pc.active + pc.embedding);
+    case Counted::kTotalWithVision: return static_cast<double>(pc.total + pc.vision);
     case Counted::kTotal: break;
   }
   return static_cast<double>(pc.total);
@@ -182,6 +184,10 @@ TEST(HfCatalogConfig, SizedModelsMatchTheirPublishedFigures) {
        "+ 0.4B vision encoder; Megatron-Bridge docs: 13.9B with the ~0.4B vision encoder"},
       {"Kimi-K2.5", 32.86e9, Counted::kActiveWithEmbedding,
        "NVIDIA technical blog on Kimi K2.5 (2026-02-04): active parameters 32.86B, total 1T"},
+      {"Qwen3.8-27B", 27e9, Counted::kTotal,
+       "its name, 27B (xtuner builds it with its Qwen3.5-27B class); the vision tower counted apart"},
+      {"Qwen3.6-35B-A3B", 35e9, Counted::kTotalWithVision,
+       "its name and a public LoRA provenance note: ~35B total (qwen3_5_moe), with its vision tower (its MTP layer apart)"},
       {"Nemotron-3.5-Lightning", 31.6e9, Counted::kTotal,
        "the Nemotron 3 Nano architecture (Megatron-Bridge lightning README): 31.6 billion total parameters "
        "(replicate.com/nvidia/nemotron-3-nano-30b-a3b readme), its MTP block apart"},
@@ -227,6 +233,34 @@ TEST(HfCatalogConfig, LightningIsNanoWithOneMtpBlock) {
   ASSERT_TRUE(nano);
   EXPECT_EQ(count_params(m).total, count_params(*nano).total);
   EXPECT_GT(count_params(m).mtp, 0);
+}
+
+// Qwen3.8-27B and Qwen3.6-35B-A3B: later releases with the Qwen3.5-27B / -35B-A3B architectures, and
+// Nemotron-Nano-12B-v2-VL: the Nemotron-Nano-12B-v2 language model (its RADIO tower not modelled). Each
+// config.json counts exactly as the catalog entry of the architecture it shares. Failed before: the
+// three were stubs without an architecture; Qwen3.8's text_config.mamba_ssm_dtype (the dtype of the
+// GDN state, an inference setting) was refused as a field that changes the architecture.
+TEST(HfCatalogConfig, LaterReleasesCountAsTheArchitectureTheyShare) {
+  auto cat = Catalog::load();
+  ASSERT_TRUE(cat) << cat.error().str();
+  const struct {
+    const char* model;
+    const char* shares;
+  } cases[] = {{"Qwen3.8-27B", "Qwen3.5-27B"},
+               {"Qwen3.6-35B-A3B", "Qwen3.5-35B-A3B"},
+               {"Nemotron-Nano-12B-v2-VL", "Nemotron-Nano-12B-v2"}};
+  for (const auto& c : cases) {
+    auto m = cat->find_model(c.model);
+    auto like = cat->find_model(c.shares);
+    ASSERT_TRUE(m && like) << c.model;
+    ASSERT_TRUE(m->has_architecture) << c.model;
+    EXPECT_EQ(count_params(*m).total, count_params(*like).total) << c.model;
+    EXPECT_EQ(count_params(*m).active, count_params(*like).active) << c.model;
+  }
+  const Model q38 = read_ok(catalog_config("qwen3.8-27b"), "qwen3.8-27b.json");
+  EXPECT_EQ(q38.count_layers(MixerKind::kGdn), 48);
+  EXPECT_EQ(q38.mtp_layers, 1);
+  EXPECT_EQ(q38.vision.layers, 27);
 }
 
 // Issue item 7's hostile configs, for a model_type no reader knows (read by its parts, as any new

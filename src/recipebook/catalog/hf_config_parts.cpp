@@ -409,6 +409,7 @@ void refuse_unread_shaping_fields(HfReader& r) {
       "moe_router_topk_scaling_factor",
       "moe_aux_loss_coeff",
       "mamba_ssm_cache_dtype",      // the dtype of the inference SSM cache (Nemotron-H)
+      "mamba_ssm_dtype",            // the same for the GDN state (Qwen3.5 / Qwen3.8 text_config)
       "moe_shared_expert_overlap",  // Megatron's shared-expert communication overlap (a schedule)
   };
   const nlohmann::json& j = r.json();
