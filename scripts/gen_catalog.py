@@ -522,7 +522,9 @@ STUB_MODELS = OrderedDict([
     ("Qwen2.5-VL-7B", (["qwen25_vl_7b"], "qwen2_5_vl", None, None, "")),
     ("Qwen2.5-VL-32B", (["qwen25_vl_32b"], "qwen2_5_vl", None, None, "")),
     ("Qwen2.5-VL-72B", (["qwen25_vl_72b"], "qwen2_5_vl", None, None, "")),
-    ("Qwen3-Omni-30B-A3B", (["qwen3_omni_30b_a3b"], None, None, None, "")),
+    ("Qwen3-Omni-30B-A3B", (["qwen3_omni_30b_a3b"], "qwen3_omni_moe", None, None,
+                            "omni: the thinker's language model (the Qwen3-30B-A3B shape, vocab 152064) and its vision tower are sized; "
+                            "its audio encoder (32 layers, d_model 1280) and the talker / code2wav speech-output models are not modelled")),
     ("Qwen3-VL-8B", (["qwen3_vl_8b"], "qwen3_vl", None, None, "")),
     ("Qwen3-VL-30B-A3B", (["qwen3_vl_30b_a3b"], "qwen3_vl_moe", None, None, "")),
     ("Qwen3-VL-235B-A22B", (["qwen3_vl_235b_a22b"], "qwen3_vl_moe", None, None, "")),

@@ -188,6 +188,9 @@ TEST(HfCatalogConfig, SizedModelsMatchTheirPublishedFigures) {
        "its name, 27B (xtuner builds it with its Qwen3.5-27B class); the vision tower counted apart"},
       {"Qwen3.6-35B-A3B", 35e9, Counted::kTotalWithVision,
        "its name and a public LoRA provenance note: ~35B total (qwen3_5_moe), with its vision tower (its MTP layer apart)"},
+      {"Qwen3-Omni-30B-A3B", 30.5e9, Counted::kTotal,
+       "its thinker's language model is the Qwen3-30B-A3B shape (48 layers, hidden 2048, 128 experts top-8, expert "
+       "FFN 768, 32/4 heads; vocab 152064 for 151936): Qwen3-30B-A3B, 30.5B (shared/data/models.csv)"},
       {"Nemotron-3.5-Lightning", 31.6e9, Counted::kTotal,
        "the Nemotron 3 Nano architecture (Megatron-Bridge lightning README): 31.6 billion total parameters "
        "(replicate.com/nvidia/nemotron-3-nano-30b-a3b readme), its MTP block apart"},
@@ -261,6 +264,31 @@ TEST(HfCatalogConfig, LaterReleasesCountAsTheArchitectureTheyShare) {
   EXPECT_EQ(q38.count_layers(MixerKind::kGdn), 48);
   EXPECT_EQ(q38.mtp_layers, 1);
   EXPECT_EQ(q38.vision.layers, 27);
+}
+
+// Qwen3-Omni: the language model is under thinker_config (beside the talker and code2wav), and
+// transformers prints the PretrainedConfig defaults into every sub-config (add_cross_attention false,
+// is_encoder_decoder false, tie_encoder_decoder false), which name no part that is there. Failed before:
+// "config.json describes no layers" (no top-level text_config), then `add_cross_attention` refused.
+TEST(HfCatalogConfig, OmniConfigSizesItsThinker) {
+  const std::string text = catalog_config("qwen3-omni-30b-a3b");
+  const Model m = read_ok(text, "qwen3-omni-30b-a3b.json");
+  EXPECT_EQ(m.num_layers(), 48);
+  EXPECT_EQ(m.hidden, 2048);
+  EXPECT_EQ(m.moe.experts, 128);
+  EXPECT_EQ(m.moe.top_k, 8);
+  EXPECT_EQ(m.vocab, 152064);
+  EXPECT_TRUE(m.attn.qk_norm);
+  EXPECT_EQ(m.vision.layers, 27);
+  EXPECT_THAT(m.assumptions, ::testing::Contains(HasSubstr("thinker_config is the model sized")));
+  // A default left on is still refused: cross-attention layers would change the architecture.
+  auto cross = model_from_hf_config_text(with(text, "/thinker_config/text_config/add_cross_attention", true), "x.json");
+  ASSERT_FALSE(cross);
+  EXPECT_THAT(cross.error().message, HasSubstr("add_cross_attention"));
+  // mlp_only_layers is read, not skipped: a listed layer is dense.
+  const Model dense =
+      read_ok(with(text, "/thinker_config/text_config/mlp_only_layers", nlohmann::json::array({0})), "d.json");
+  EXPECT_EQ(dense.count_layers(FfnKind::kDense), 1);
 }
 
 // Issue item 7's hostile configs, for a model_type no reader knows (read by its parts, as any new
