@@ -721,7 +721,8 @@ def hardware_docs(gpus_rows):
 
 MODEL_CONFIGS_TSV = os.path.join(os.path.dirname(os.path.abspath(__file__)), "model_configs.tsv")
 MODEL_KINDS = ("diffusion", "template")
-CONFIG_USES = ("config", "pending") + MODEL_KINDS
+NO_FILE_USES = MODEL_KINDS + ("unknown",)
+CONFIG_USES = ("config", "pending", "unknown") + MODEL_KINDS
 
 
 def read_model_configs(path=MODEL_CONFIGS_TSV):
@@ -733,6 +734,8 @@ def read_model_configs(path=MODEL_CONFIGS_TSV):
                        whose source says so (switch to `config` once the reader takes it)
       use = diffusion  `kind: diffusion`, a model the estimator does not model (no file)
       use = template   `kind: template`, a recipe model with no fixed shape (its sizes are set per run; no file)
+      use = unknown    `unsized: <source>`: a language model whose architecture has no public source found (no
+                       file); the source column says what was searched, when, and what is known
     The config.json files are data read only by the C++ reader (src/recipebook/catalog/hf_config.cpp);
     this script never parses them, it only checks that they exist."""
     out = OD()
@@ -749,8 +752,8 @@ def read_model_configs(path=MODEL_CONFIGS_TSV):
             name, use, cfg, source = (c.strip() for c in cols)
             if use not in CONFIG_USES:
                 raise SystemExit("%s:%d: use %r is not one of %s" % (path, n, use, ", ".join(CONFIG_USES)))
-            if (cfg == "-") != (use in MODEL_KINDS):
-                raise SystemExit("%s:%d: %s needs %s" % (path, n, use, "no file (-)" if use in MODEL_KINDS else "a file"))
+            if (cfg == "-") != (use in NO_FILE_USES):
+                raise SystemExit("%s:%d: %s needs %s" % (path, n, use, "no file (-)" if use in NO_FILE_USES else "a file"))
             if name in out:
                 raise SystemExit("%s:%d: %s is listed twice" % (path, n, name))
             if not source:
@@ -864,6 +867,8 @@ def model_docs(models_rows):
                                                ("note", pub_note)]))
         elif use in MODEL_KINDS:
             d["kind"] = use
+        elif use == "unknown":
+            d["unsized"] = cfg_source
         d["_config"] = (use, cfg, cfg_source)
         if like and use != "config":  # architecture_like is for stubs
             d["architecture_like"] = like
@@ -883,6 +888,8 @@ def stub_source(d, refs):
         return "A diffusion model (%s): the estimator models decoder-only language models, so it has no architecture here. %s" % (cfg_source, named)
     if use == "template":
         return "No fixed architecture (%s): each run sets its sizes, so give a config.json to size one. %s" % (cfg_source, named)
+    if use == "unknown":
+        return "%s Its architecture is not in the catalog: %s." % (named, cfg_source)
     if use == "pending":
         return ("%s Its config.json is kept at catalog/models/%s (%s), but today's config.json reader refuses it, "
                 "so its architecture is not in the catalog yet (a stub)." % (named, cfg, cfg_source))
