@@ -475,7 +475,8 @@ STUB_MODELS = OrderedDict([
     ("GLM-5.1", (["glm51"], None, None, None, "")),
     ("GLM-5.2", (["glm52", "glm5-2"], None, None, None, "")),
     ("GPT-3-175B", (["gpt3_175b"], "gpt", None, None, "the recipe's provider: 96 layers, hidden 12288, seq 2048")),
-    ("Kimi-K2.5", (["kimi_k25_vl"], None, "moonshotai/Kimi-K2.5", None, "vision-language")),
+    ("Kimi-K2.5", (["kimi_k25_vl"], None, "moonshotai/Kimi-K2.5", None,
+                   "vision-language: the language model (the Kimi-K2 shape) is sized; its MoonViT vision tower (vt_* fields, about 0.4B parameters) is not modelled")),
     ("Llama-2-7B", (["llama2_7b"], "llama", "meta-llama/Llama-2-7b-hf", None, "")),
     ("Llama-3.1-8B", (["llama31_8b"], "llama", "meta-llama/Meta-Llama-3.1-8B", "Llama-3-8B",
                       "same layer shapes as Llama-3-8B but a different model (128K context, RoPE scaling): not aliased")),
@@ -488,7 +489,8 @@ STUB_MODELS = OrderedDict([
     ("Ministral-3-8B", (["ministral3_8b"], None, None, None, "")),
     ("Ministral-3-14B", (["ministral3_14b"], None, None, None, "")),
     ("Moonlight-16B-A3B", (["moonlight_16b", "moonlight-16b-a3b"], "deepseek_v3", None, None, "")),
-    ("Nemotron-3.5-Lightning", (["nemotron_3_5_lightning", "Nemotron_3_5_Lightning", "nemotron-3.5-lightning"], "nemotron_h", None, None, "")),
+    ("Nemotron-3.5-Lightning", (["nemotron_3_5_lightning", "Nemotron_3_5_Lightning", "nemotron-3.5-lightning"], "nemotron_h", None, None,
+                                "the Nemotron 3 Nano 30B-A3B architecture with one native MTP block (*E), which its perf recipes run twice (mtp_num_layers 2)")),
     ("Nemotron-3-Nano-4B", (["nemotron_3_nano_4b", "nemotron-3-nano-4b"], "nemotron_h", None, None, "")),
     ("Nemotron-3-Nano-Omni-30B-A3B-Reasoning", (["nemotron_omni_cord_v2", "nemotron_omni_cord_v2_long_context", "nemotron_omni_valor32k",
                                                  "nemotron-3-nano-omni-30b-a3b-reasoning"], None, None, None,
@@ -500,13 +502,16 @@ STUB_MODELS = OrderedDict([
     ("Nemotron-H-47B", (["nemotronh_47b"], "nemotron_h", None, None, "")),
     ("Nemotron-Nano-9B-v2", (["nemotron_nano_9b_v2"], "nemotron_h", None, None, "")),
     ("Nemotron-Nano-12B-v2", (["nemotron_nano_12b_v2"], "nemotron_h", None, None, "")),
-    ("Nemotron-Nano-12B-v2-VL", (["nemotron_nano_v2_vl_12b"], None, None, None, "")),
+    ("Nemotron-Nano-12B-v2-VL", (["nemotron_nano_v2_vl_12b"], "nemotron_h", None, None,
+                                 "vision-language: the language model (NVIDIA-Nemotron-Nano-12B-v2) is sized; its C-RADIOv2-H vision encoder "
+                                 "is not modelled (the model card's 12.6B includes it)")),
     ("OLMoE-1B-7B", (["olmoe_7b"], "olmoe", None, None, "")),
     ("Qwen2-0.5B", (["qwen2_500m"], "qwen2", "Qwen/Qwen2-0.5B", None, "")),
     ("Qwen2-1.5B", (["qwen2_1p5b"], "qwen2", "Qwen/Qwen2-1.5B", None, "")),
     ("Qwen2-7B", (["qwen2_7b"], "qwen2", "Qwen/Qwen2-7B", None, "")),
     ("Qwen2-72B", (["qwen2_72b"], "qwen2", "Qwen/Qwen2-72B", None, "")),
-    ("Qwen2-Audio-7B", (["qwen2_audio_7b"], None, None, None, "")),
+    ("Qwen2-Audio-7B", (["qwen2_audio_7b"], "qwen2_audio", None, None,
+                        "audio-language: the language model is sized; its Whisper-style audio encoder (audio_config: 32 layers, d_model 1280, ffn 5120, 20 heads, about 0.64B parameters) is not modelled, so memory and time are the language model's")),
     ("Qwen2.5-0.5B", (["qwen25_500m"], "qwen2", "Qwen/Qwen2.5-0.5B", None, "")),
     ("Qwen2.5-1.5B", (["qwen25_1p5b"], "qwen2", "Qwen/Qwen2.5-1.5B", None, "")),
     ("Qwen2.5-7B", (["qwen25_7b"], "qwen2", "Qwen/Qwen2.5-7B", None, "")),
@@ -517,7 +522,9 @@ STUB_MODELS = OrderedDict([
     ("Qwen2.5-VL-7B", (["qwen25_vl_7b"], "qwen2_5_vl", None, None, "")),
     ("Qwen2.5-VL-32B", (["qwen25_vl_32b"], "qwen2_5_vl", None, None, "")),
     ("Qwen2.5-VL-72B", (["qwen25_vl_72b"], "qwen2_5_vl", None, None, "")),
-    ("Qwen3-Omni-30B-A3B", (["qwen3_omni_30b_a3b"], None, None, None, "")),
+    ("Qwen3-Omni-30B-A3B", (["qwen3_omni_30b_a3b"], "qwen3_omni_moe", None, None,
+                            "omni: the thinker's language model (the Qwen3-30B-A3B shape, vocab 152064) and its vision tower are sized; "
+                            "its audio encoder (32 layers, d_model 1280) and the talker / code2wav speech-output models are not modelled")),
     ("Qwen3-VL-8B", (["qwen3_vl_8b"], "qwen3_vl", None, None, "")),
     ("Qwen3-VL-30B-A3B", (["qwen3_vl_30b_a3b"], "qwen3_vl_moe", None, None, "")),
     ("Qwen3-VL-235B-A22B", (["qwen3_vl_235b_a22b"], "qwen3_vl_moe", None, None, "")),
@@ -558,6 +565,31 @@ STUB_PUBLISHED = {
     "Qwen3-VL-235B-A22B": (235000000000, 0,
                            "xorbitsai/inference doc/source/models/builtin/llm/qwen3-vl-instruct.rst@c39c209c1cbf: Qwen/Qwen3-VL-235B-A22B-Instruct, "
                            "model size 235 billion"),
+    "Qwen2.5-VL-32B": (32500000000, 0,
+                       "its language model is the Qwen2.5-32B shape: the Qwen/Qwen2.5-32B model card, Number of Parameters 32.5B "
+                       "(non-embedding 31.0B); the vision tower is counted apart"),
+    "Qwen2.5-VL-72B": (72700000000, 0,
+                       "its language model is the Qwen2-72B / Qwen2.5-72B shape: Qwen2 report arXiv:2407.10671 Table 1, 72.7B; "
+                       "the vision tower is counted apart"),
+    "Ministral-3-8B": (8920000000, 0,
+                       "mistralai/Ministral-3-8B-Instruct-2512: 8.92B total with the vision encoder (a public model-admission report "
+                       "the code index holds, stored file id 69771481474); Megatron-Bridge docs models/mistral/ministral3.md: 8.9B, "
+                       "vision encoder ~0.4B"),
+    "Ministral-3-14B": (13950000000, 0,
+                        "mistralai/Ministral-3-14B-Instruct-2512: 13.95B total with the vision encoder (stored file id 69771481474); "
+                        "Megatron-Bridge docs models/mistral/ministral3.md: 13.9B, vision encoder ~0.4B"),
+    "Kimi-K2.5": (1000000000000, 32860000000,
+                  "NVIDIA technical blog 'Build with Kimi K2.5 Multimodal VLM Using NVIDIA GPU-Accelerated Endpoints' (2026-02-04): "
+                  "total parameters 1T, active parameters 32.86B (with the embedding); the MoonViT tower is not counted here"),
+    "Nemotron-3.5-Lightning": (31600000000, 0,
+                               "the Nemotron 3 Nano architecture (Megatron-Bridge lightning README): 31.6 billion total parameters "
+                               "(replicate.com/nvidia/nemotron-3-nano-30b-a3b readme); the name says 30B-A3B; the MTP block is counted apart"),
+    "Qwen3.8-27B": (27000000000, 0,
+                    "its name (27B); InternLM/xtuner builds it with the Qwen3.5-27B class Qwen3_5_VLDense27BConfig "
+                    "(stored file id 67487971817); text 26.90B + vision tower 0.46B as counted here"),
+    "Qwen3.6-35B-A3B": (35000000000, 3000000000,
+                        "its name (35B-A3B); a public LoRA provenance note (stored file id 57862596444): ~35B total / ~3B active, "
+                        "architecture qwen3_5_moe"),
     "Gemma-2-27B": (27000000000, 0,
                     "Gemma 2 report (arXiv:2408.00118): the 27B model (26,047,480,320 non-embedding parameters, Table 1)"),
 }
@@ -689,7 +721,8 @@ def hardware_docs(gpus_rows):
 
 MODEL_CONFIGS_TSV = os.path.join(os.path.dirname(os.path.abspath(__file__)), "model_configs.tsv")
 MODEL_KINDS = ("diffusion", "template")
-CONFIG_USES = ("config", "pending") + MODEL_KINDS
+NO_FILE_USES = MODEL_KINDS + ("unknown",)
+CONFIG_USES = ("config", "pending", "unknown") + MODEL_KINDS
 
 
 def read_model_configs(path=MODEL_CONFIGS_TSV):
@@ -701,6 +734,8 @@ def read_model_configs(path=MODEL_CONFIGS_TSV):
                        whose source says so (switch to `config` once the reader takes it)
       use = diffusion  `kind: diffusion`, a model the estimator does not model (no file)
       use = template   `kind: template`, a recipe model with no fixed shape (its sizes are set per run; no file)
+      use = unknown    `unsized: <source>`: a language model whose architecture has no public source found (no
+                       file); the source column says what was searched, when, and what is known
     The config.json files are data read only by the C++ reader (src/recipebook/catalog/hf_config.cpp);
     this script never parses them, it only checks that they exist."""
     out = OD()
@@ -717,8 +752,8 @@ def read_model_configs(path=MODEL_CONFIGS_TSV):
             name, use, cfg, source = (c.strip() for c in cols)
             if use not in CONFIG_USES:
                 raise SystemExit("%s:%d: use %r is not one of %s" % (path, n, use, ", ".join(CONFIG_USES)))
-            if (cfg == "-") != (use in MODEL_KINDS):
-                raise SystemExit("%s:%d: %s needs %s" % (path, n, use, "no file (-)" if use in MODEL_KINDS else "a file"))
+            if (cfg == "-") != (use in NO_FILE_USES):
+                raise SystemExit("%s:%d: %s needs %s" % (path, n, use, "no file (-)" if use in NO_FILE_USES else "a file"))
             if name in out:
                 raise SystemExit("%s:%d: %s is listed twice" % (path, n, name))
             if not source:
@@ -832,6 +867,8 @@ def model_docs(models_rows):
                                                ("note", pub_note)]))
         elif use in MODEL_KINDS:
             d["kind"] = use
+        elif use == "unknown":
+            d["unsized"] = cfg_source
         d["_config"] = (use, cfg, cfg_source)
         if like and use != "config":  # architecture_like is for stubs
             d["architecture_like"] = like
@@ -851,6 +888,8 @@ def stub_source(d, refs):
         return "A diffusion model (%s): the estimator models decoder-only language models, so it has no architecture here. %s" % (cfg_source, named)
     if use == "template":
         return "No fixed architecture (%s): each run sets its sizes, so give a config.json to size one. %s" % (cfg_source, named)
+    if use == "unknown":
+        return "%s Its architecture is not in the catalog: %s." % (named, cfg_source)
     if use == "pending":
         return ("%s Its config.json is kept at catalog/models/%s (%s), but today's config.json reader refuses it, "
                 "so its architecture is not in the catalog yet (a stub)." % (named, cfg, cfg_source))
@@ -939,6 +978,12 @@ _KIMI_K2_16 = "Et*4|(t*4|)*14tL"
 _KIMI_K2_8 = "Et*8|(t*8|)*6t*5L"
 LAYOUT_HELPERS = {
     "_get_kimi_k2_pipeline_layout": {
+        (4, 1): "Et*16|t*16|t*16|t*13L", (8, 1): _KIMI_K2_8, (4, 2): _KIMI_K2_8,
+        (16, 1): _KIMI_K2_16, (8, 2): _KIMI_K2_16, (4, 4): _KIMI_K2_16, (2, 8): _KIMI_K2_16,
+    },
+    # recipes/kimi_vl/h100/kimi_k25_vl.py _get_kimi_k25_vl_pipeline_layout: the same map over the same 61
+    # layers (Kimi-K2.5's language model is the Kimi-K2 shape).
+    "_get_kimi_k25_vl_pipeline_layout": {
         (4, 1): "Et*16|t*16|t*16|t*13L", (8, 1): _KIMI_K2_8, (4, 2): _KIMI_K2_8,
         (16, 1): _KIMI_K2_16, (8, 2): _KIMI_K2_16, (4, 4): _KIMI_K2_16, (2, 8): _KIMI_K2_16,
     },

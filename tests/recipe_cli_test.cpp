@@ -160,9 +160,9 @@ TEST(RecipeCli, UnknownRecipeAndUnsizableRecipesExitTwo) {
   EXPECT_NE(r.err.find(std::string("did you mean '") + kDense), std::string::npos) << r.err;
 
   // A recipe of a model the catalog has no architecture for, and one on a GPU without figures.
-  r = estimate_of(recipe("measured-nemotron-3.5-lightning-sft-16xh100-bf16-card-nvcr-io-nvidia-nemo-26-08"), false);
+  r = estimate_of(recipe("measured-gemma-4-26b-a4b-sft-8xh100-bf16-card-nvcr-io-nvidia-pytorch-26-04-py3"), false);
   EXPECT_EQ(r.rc, kExitUsage);
-  EXPECT_NE(r.err.find("the recipe's model: the catalog names Nemotron-3.5-Lightning but does not have its architecture"),
+  EXPECT_NE(r.err.find("the recipe's model: the catalog names Gemma-4-26B-A4B but does not have its architecture"),
             std::string::npos)
       << r.err;
   EXPECT_TRUE(r.out.empty());
@@ -230,9 +230,9 @@ TEST(RecipeCli, ShowPredictsEachMeasurement) {
                    p["measured_tokens_per_s_per_gpu"].get<double>() / p["predicted_tokens_per_s_per_gpu"].get<double>());
 
   // A model without an architecture: no predictions, and why.
-  o.name = "measured-nemotron-3.5-lightning-sft-16xh100-bf16-card-nvcr-io-nvidia-nemo-26-08";
+  o.name = "measured-gemma-4-26b-a4b-sft-8xh100-bf16-card-nvcr-io-nvidia-pytorch-26-04-py3";
   const Out stub = test::run_cli([&](const Context& ctx) { return run_show(o, ctx); }, false);
-  EXPECT_NE(stub.out.find("predicted: none (the recipe's model: the catalog names Nemotron-3.5-Lightning"), std::string::npos)
+  EXPECT_NE(stub.out.find("predicted: none (the recipe's model: the catalog names Gemma-4-26B-A4B"), std::string::npos)
       << stub.out;
 }
 

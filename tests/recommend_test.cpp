@@ -177,9 +177,10 @@ TEST(Recommend, ChangesAreWrittenAsOverrides) {
 }
 
 TEST(Recommend, UnsizedModelSaysSo) {
-  // Ministral-3-8B is a catalog stub (no config.json source yet): its recipe is found, but it cannot be sized.
+  // Qwen3.5-2B has no architecture (no complete public config.json: `unsized`): its recipe is found, but
+  // it cannot be sized.
   RecommendOptions o;
-  o.model = "ministral3_8b";
+  o.model = "qwen35_vl_2b";
   o.mode = "sft";
   o.gpu = "h100";
   o.gpus = 4;
@@ -189,7 +190,7 @@ TEST(Recommend, UnsizedModelSaysSo) {
   EXPECT_FALSE(j["sized"].get<bool>());
   EXPECT_NE(j["unsized_reason"].get<std::string>().find("no architecture"), std::string::npos);
   EXPECT_TRUE(j["prediction"].is_null());
-  EXPECT_EQ(j["recipe"]["model"], "Ministral-3-8B");
+  EXPECT_EQ(j["recipe"]["model"], "Qwen3.5-2B");
   EXPECT_NE(j["command"]["text"].get<std::string>().find("--recipe " + j["recipe"]["entry_point"].get<std::string>()),
             std::string::npos);
   const Out text = recommend(o, false);

@@ -4,6 +4,7 @@
 
 #include <ostream>
 
+#include "recipebook/catalog/model_source.hpp"
 #include "recipebook/catalog_access.hpp"
 #include "recipebook/core/strings.hpp"
 #include "recipebook/core/units.hpp"
@@ -25,10 +26,14 @@ std::string layout_cell(const Recipe& r) {
 }
 
 // "yes", "config.json" (read from the model's public config.json), the kind of a model the estimator
-// does not model ("diffusion"), or "not yet" (a stub).
+// does not model ("diffusion"), "unknown" (no public source gave its architecture; `show` says what
+// was searched), or "not yet" (a stub).
 std::string architecture_cell(const ModelEntry& e) {
   const Model& m = e.model;
-  if (!m.has_architecture) return m.kind.empty() ? "not yet" : m.kind;
+  if (!m.has_architecture) {
+    if (!m.kind.empty()) return m.kind;
+    return unsized_reason(e.tree).empty() ? "not yet" : "unknown";
+  }
   return e.tree.get("hf_config") != nullptr ? "config.json" : "yes";
 }
 

@@ -298,8 +298,16 @@ Result<Model> model_from_hf_config_text(std::string_view text, const std::string
   if (!j.is_object())
     return tl::unexpected<Error>(error_at("config.json must be a JSON object", Where{file, 1, 1}));
   try {
-    HfReader top(j, file, "?");
-    const auto type = top.opt_str("model_type");
+    // An omni config (Qwen2.5-Omni, Qwen3-Omni) nests the language model, its vision tower and its
+    // audio encoder in thinker_config; the talker and code2wav (speech output) sit beside it. The
+    // thinker is what the recipes train and what is sized here.
+    const Json* thinker = nullptr;
+    if (auto t = j.find("thinker_config"); t != j.end() && t->is_object() && !j.contains("text_config"))
+      thinker = &*t;
+    HfReader top(thinker != nullptr ? *thinker : j, file, "?");
+    const auto type = j.contains("model_type") && j["model_type"].is_string()
+                          ? std::optional<std::string>(j["model_type"].get<std::string>())
+                          : top.opt_str("model_type");
     if (top.failed()) return reader_error(top, text);
     if (!type)
       return tl::unexpected<Error>(
@@ -319,6 +327,10 @@ Result<Model> model_from_hf_config_text(std::string_view text, const std::string
     m.source = "config.json: " + file;
     if (fam == nullptr)
       m.assumptions.push_back("model_type '" + text_type + "' is not one recipebook knows: read by its fields");
+    if (thinker != nullptr)
+      m.assumptions.push_back(
+          "thinker_config is the model sized; the talker and code2wav (speech output) and the audio encoder are not "
+          "modelled");
     HfReader tr(text_cfg != nullptr ? *text_cfg : j, file, text_type,
                 text_cfg != nullptr ? "text_config." : "");
     (fam != nullptr ? fam->read : read_by_parts)(tr, m);

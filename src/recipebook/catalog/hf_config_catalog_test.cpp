@@ -132,30 +132,68 @@ TEST(HfCatalogConfig, NemotronSuperIsALatentMoe) {
 
 // The catalog models these configs size, against published figures (within 1%). Each figure is of
 // the language model as the catalog counts it (text: embedding, layers, head, no MTP or vision
-// tower), or of its layers without the embedding and head where the source gives that.
+// tower), of its layers without the embedding and head, of the parameters a token activates with
+// its embedding row, or of the language model with its vision tower, as the source
+// gives it.
+enum class Counted { kTotal, kWithoutEmbeddings, kActiveWithEmbedding, kTotalWithVision };
 struct PublishedText {
   const char* model;
   double figure;
-  bool without_embeddings;
+  Counted counted;
   const char* source;
 };
 
+double counted_params(const ParamCounts& pc, Counted what) {
+  switch (what) {
+    case Counted::kWithoutEmbeddings: return static_cast<double>(pc.total - pc.embedding - pc.lm_head);
+    case Counted::kActiveWithEmbedding: return static_cast<double>(pc.active + pc.embedding);
+    case Counted::kTotalWithVision: return static_cast<double>(pc.total + pc.vision);
+    case Counted::kTotal: break;
+  }
+  return static_cast<double>(pc.total);
+}
+
 TEST(HfCatalogConfig, SizedModelsMatchTheirPublishedFigures) {
   const PublishedText cases[] = {
-      {"Ministral-3-3B", 3.4e9, false,
+      {"Ministral-3-3B", 3.4e9, Counted::kTotal,
        "Megatron-Bridge docs models/vlm/ministral3 (3.4B; vision encoder ~0.4B apart); apxml.com/models/ministral-3-3b: "
        "a 3.4 billion parameter language decoder with a 410 million parameter ViT"},
-      {"Qwen2.5-VL-7B", 7.61e9, false,
+      {"Qwen2.5-VL-7B", 7.61e9, Counted::kTotal,
        "its language model is the Qwen2.5-7B shape (hidden 3584, 28 layers, ffn 18944, vocab 152064, untied): "
        "the Qwen/Qwen2.5-7B model card, Number of Parameters 7.61B"},
-      {"Qwen2.5-VL-3B", 3.09e9, false,
+      {"Qwen2.5-VL-3B", 3.09e9, Counted::kTotal,
        "its language model is the Qwen2.5-3B shape (hidden 2048, 36 layers, ffn 11008, 16/2 heads, tied, vocab "
        "151936): the Qwen/Qwen2.5-3B model card, Number of Parameters 3.09B"},
-      {"EXAONE-4.5-33B", 30.95e9, true,
+      {"EXAONE-4.5-33B", 30.95e9, Counted::kWithoutEmbeddings,
        "its text layers are the EXAONE 4.0 32B stack (64 layers, hidden 5120, 40/8 heads, ffn 27392): the "
        "LGAI-EXAONE/EXAONE-4.0-32B model card, Number of Parameters (without embeddings) 30.95B"},
-      {"Nemotron-3-Super-120B-A12B", 123611012096.0 - 2942324736.0, false,
+      {"Nemotron-3-Super-120B-A12B", 123611012096.0 - 2942324736.0, Counted::kTotal,
        "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16 safetensors: 123,611,012,096 of which MTP 2,942,324,736"},
+      // Issue 13 part 6: the stubs sized from a config.json.
+      {"Qwen2.5-VL-32B", 31.0e9, Counted::kWithoutEmbeddings,
+       "its language model is the Qwen2.5-32B shape: the Qwen/Qwen2.5-32B model card, Number of Parameters "
+       "(Non-Embedding) 31.0B (32.5B in all)"},
+      {"Qwen2.5-VL-72B", 72.7e9, Counted::kTotal,
+       "its language model is the Qwen2-72B shape (hidden 8192, 80 layers, ffn 29568, 64/8 heads, vocab 152064, "
+       "untied): Qwen2 report arXiv:2407.10671 Table 1, 72.7B"},
+      {"Ministral-3-8B", 8.92e9 - 0.4e9, Counted::kTotal,
+       "mistralai/Ministral-3-8B-Instruct-2512 8.92B in all, less its ~0.4B vision encoder (Megatron-Bridge docs "
+       "models/mistral/ministral3.md: 8.9B, vision encoder ~0.4B)"},
+      {"Ministral-3-14B", 13.5e9, Counted::kTotal,
+       "a public Ministral 14B guide (arealicehole/know ministral-14b-complete-prompting-guide): 13.5B language core "
+       "+ 0.4B vision encoder; Megatron-Bridge docs: 13.9B with the ~0.4B vision encoder"},
+      {"Kimi-K2.5", 32.86e9, Counted::kActiveWithEmbedding,
+       "NVIDIA technical blog on Kimi K2.5 (2026-02-04): active parameters 32.86B, total 1T"},
+      {"Qwen3.8-27B", 27e9, Counted::kTotal,
+       "its name, 27B (xtuner builds it with its Qwen3.5-27B class); the vision tower counted apart"},
+      {"Qwen3.6-35B-A3B", 35e9, Counted::kTotalWithVision,
+       "its name and a public LoRA provenance note: ~35B total (qwen3_5_moe), with its vision tower (its MTP layer apart)"},
+      {"Qwen3-Omni-30B-A3B", 30.5e9, Counted::kTotal,
+       "its thinker's language model is the Qwen3-30B-A3B shape (48 layers, hidden 2048, 128 experts top-8, expert "
+       "FFN 768, 32/4 heads; vocab 152064 for 151936): Qwen3-30B-A3B, 30.5B (shared/data/models.csv)"},
+      {"Nemotron-3.5-Lightning", 31.6e9, Counted::kTotal,
+       "the Nemotron 3 Nano architecture (Megatron-Bridge lightning README): 31.6 billion total parameters "
+       "(replicate.com/nvidia/nemotron-3-nano-30b-a3b readme), its MTP block apart"},
   };
   auto cat = Catalog::load();
   ASSERT_TRUE(cat) << cat.error().str();
@@ -164,9 +202,93 @@ TEST(HfCatalogConfig, SizedModelsMatchTheirPublishedFigures) {
     ASSERT_TRUE(m) << c.model;
     ASSERT_TRUE(m->has_architecture) << c.model;
     const ParamCounts pc = count_params(*m);
-    const double counted = static_cast<double>(c.without_embeddings ? pc.total - pc.embedding - pc.lm_head : pc.total);
+    const double counted = counted_params(pc, c.counted);
     EXPECT_NEAR(counted / c.figure, 1.0, 0.01) << c.model << ": counted " << counted << "; " << c.source;
   }
+}
+
+// Qwen2-Audio: the language model is read from text_config (a sparse config that leans on the Qwen2Config
+// defaults, written out in the file); audio_config is left to the note, not read as a vision tower. No
+// published figure isolates the language model, so it is checked to the parameter by hand: embedding and
+// head 2 x 156032 x 4096, per layer q/k/v with biases 3 x (4096^2 + 4096), o 4096^2, SwiGLU 3 x 4096 x 11008,
+// two norms; the final norm.
+TEST(HfCatalogConfig, Qwen2AudioSizesItsLanguageModelOnly) {
+  const Model m = read_ok(catalog_config("qwen2-audio-7b"), "qwen2-audio-7b.json");
+  EXPECT_EQ(m.num_layers(), 32);
+  EXPECT_EQ(m.attn.kv_heads, 32);
+  EXPECT_EQ(m.vocab, 156032);
+  EXPECT_EQ(m.vision.layers, 0);
+  const int64_t per_layer = 3 * (4096LL * 4096 + 4096) + 4096LL * 4096 + 3 * 4096LL * 11008 + 2 * 4096;
+  EXPECT_EQ(count_params(m).total, 2 * 156032LL * 4096 + 32 * per_layer + 4096);
+}
+
+// Nemotron 3.5 Lightning: the Nemotron 3 Nano stack plus one native MTP block (*E); the main stack
+// counts exactly as the catalog's Nemotron-3-Nano-30B-A3B entry.
+TEST(HfCatalogConfig, LightningIsNanoWithOneMtpBlock) {
+  const Model m = read_ok(catalog_config("nemotron-3.5-lightning"), "nemotron-3.5-lightning.json");
+  EXPECT_EQ(m.mtp_layers, 1);
+  EXPECT_EQ(m.count_layers(MixerKind::kMamba2), 23);
+  EXPECT_EQ(m.count_layers(FfnKind::kMoe), 23);
+  EXPECT_EQ(m.count_layers(MixerKind::kAttention), 6);
+  auto cat = Catalog::load();
+  ASSERT_TRUE(cat) << cat.error().str();
+  auto nano = cat->find_model("Nemotron-3-Nano-30B-A3B");
+  ASSERT_TRUE(nano);
+  EXPECT_EQ(count_params(m).total, count_params(*nano).total);
+  EXPECT_GT(count_params(m).mtp, 0);
+}
+
+// Qwen3.8-27B and Qwen3.6-35B-A3B: later releases with the Qwen3.5-27B / -35B-A3B architectures, and
+// Nemotron-Nano-12B-v2-VL: the Nemotron-Nano-12B-v2 language model (its RADIO tower not modelled). Each
+// config.json counts exactly as the catalog entry of the architecture it shares. Failed before: the
+// three were stubs without an architecture; Qwen3.8's text_config.mamba_ssm_dtype (the dtype of the
+// GDN state, an inference setting) was refused as a field that changes the architecture.
+TEST(HfCatalogConfig, LaterReleasesCountAsTheArchitectureTheyShare) {
+  auto cat = Catalog::load();
+  ASSERT_TRUE(cat) << cat.error().str();
+  const struct {
+    const char* model;
+    const char* shares;
+  } cases[] = {{"Qwen3.8-27B", "Qwen3.5-27B"},
+               {"Qwen3.6-35B-A3B", "Qwen3.5-35B-A3B"},
+               {"Nemotron-Nano-12B-v2-VL", "Nemotron-Nano-12B-v2"}};
+  for (const auto& c : cases) {
+    auto m = cat->find_model(c.model);
+    auto like = cat->find_model(c.shares);
+    ASSERT_TRUE(m && like) << c.model;
+    ASSERT_TRUE(m->has_architecture) << c.model;
+    EXPECT_EQ(count_params(*m).total, count_params(*like).total) << c.model;
+    EXPECT_EQ(count_params(*m).active, count_params(*like).active) << c.model;
+  }
+  const Model q38 = read_ok(catalog_config("qwen3.8-27b"), "qwen3.8-27b.json");
+  EXPECT_EQ(q38.count_layers(MixerKind::kGdn), 48);
+  EXPECT_EQ(q38.mtp_layers, 1);
+  EXPECT_EQ(q38.vision.layers, 27);
+}
+
+// Qwen3-Omni: the language model is under thinker_config (beside the talker and code2wav), and
+// transformers prints the PretrainedConfig defaults into every sub-config (add_cross_attention false,
+// is_encoder_decoder false, tie_encoder_decoder false), which name no part that is there. Failed before:
+// "config.json describes no layers" (no top-level text_config), then `add_cross_attention` refused.
+TEST(HfCatalogConfig, OmniConfigSizesItsThinker) {
+  const std::string text = catalog_config("qwen3-omni-30b-a3b");
+  const Model m = read_ok(text, "qwen3-omni-30b-a3b.json");
+  EXPECT_EQ(m.num_layers(), 48);
+  EXPECT_EQ(m.hidden, 2048);
+  EXPECT_EQ(m.moe.experts, 128);
+  EXPECT_EQ(m.moe.top_k, 8);
+  EXPECT_EQ(m.vocab, 152064);
+  EXPECT_TRUE(m.attn.qk_norm);
+  EXPECT_EQ(m.vision.layers, 27);
+  EXPECT_THAT(m.assumptions, ::testing::Contains(HasSubstr("thinker_config is the model sized")));
+  // A default left on is still refused: cross-attention layers would change the architecture.
+  auto cross = model_from_hf_config_text(with(text, "/thinker_config/text_config/add_cross_attention", true), "x.json");
+  ASSERT_FALSE(cross);
+  EXPECT_THAT(cross.error().message, HasSubstr("add_cross_attention"));
+  // mlp_only_layers is read, not skipped: a listed layer is dense.
+  const Model dense =
+      read_ok(with(text, "/thinker_config/text_config/mlp_only_layers", nlohmann::json::array({0})), "d.json");
+  EXPECT_EQ(dense.count_layers(FfnKind::kDense), 1);
 }
 
 // Issue item 7's hostile configs, for a model_type no reader knows (read by its parts, as any new

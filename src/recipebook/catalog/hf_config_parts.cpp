@@ -409,13 +409,21 @@ void refuse_unread_shaping_fields(HfReader& r) {
       "moe_router_topk_scaling_factor",
       "moe_aux_loss_coeff",
       "mamba_ssm_cache_dtype",      // the dtype of the inference SSM cache (Nemotron-H)
+      "mamba_ssm_dtype",            // the same for the GDN state (Qwen3.5 / Qwen3.8 text_config)
       "moe_shared_expert_overlap",  // Megatron's shared-expert communication overlap (a schedule)
+  };
+  // An unread field at false, 0 or empty turns its part off, so it shapes nothing: transformers'
+  // PretrainedConfig writes its defaults out (add_cross_attention false, is_encoder_decoder false,
+  // tie_encoder_decoder false) into every sub-config.
+  const auto off = [](const nlohmann::json& v) {
+    return v.is_null() || (v.is_boolean() && !v.get<bool>()) || (v.is_number() && v.get<double>() == 0.0) ||
+           ((v.is_array() || v.is_object() || v.is_string()) && v.empty());
   };
   const nlohmann::json& j = r.json();
   if (r.failed() || !j.is_object()) return;
   for (auto it = j.begin(); it != j.end(); ++it) {
     const std::string& k = it.key();
-    if (it->is_null() || r.read_keys().count(k) > 0 || k == "text_config" || k == "vision_config") continue;
+    if (off(*it) || r.read_keys().count(k) > 0 || k == "text_config" || k == "vision_config") continue;
     bool harmless = false;
     for (auto h : kHarmless) harmless = harmless || k == h;
     if (harmless) continue;

@@ -70,6 +70,11 @@ void apply_model_source(const YNode& doc, const std::string& file, Model& m, Dia
       diags.push_back(model_error(*kind, "a model of `kind: " + m.kind + "` has no architecture",
                                   "remove `architecture` / `hf_config`, or remove `kind`"));
   }
+  if (const YNode* unsized = doc.get("unsized"); unsized != nullptr && !unsized->is_null()) {
+    if (has_arch || doc.get("hf_config") != nullptr || kind != nullptr)
+      diags.push_back(model_error(*unsized, "`unsized` says no architecture was found, but the model has one (or a `kind`)",
+                                  "remove `unsized`, or remove `architecture` / `hf_config` / `kind`"));
+  }
   const YNode* ref = doc.get("hf_config");
   if (ref == nullptr || ref->is_null()) return;
   if (has_arch) {
@@ -99,6 +104,11 @@ void apply_model_source(const YNode& doc, const std::string& file, Model& m, Dia
     return;
   }
   take_architecture(m, std::move(*loaded));
+}
+
+std::string unsized_reason(const YNode& doc) {
+  const YNode* u = doc.is_map() ? doc.get("unsized") : nullptr;
+  return u != nullptr && u->is_scalar() ? u->text : std::string();
 }
 
 std::string no_architecture_reason(const Model& m) {

@@ -2,10 +2,12 @@
 //   hf_config: hf/<stem>.json   the model's public config.json, kept verbatim beside the models
 //                               (catalog/models/hf/), read by the config.json reader (hf_config.hpp)
 //   kind: diffusion             a kind of model the estimator does not model (no architecture)
+//   unsized: "<reason>"         a language model whose architecture no public source gave (what was
+//                               searched, when, and what is known)
 // docs/catalog-format.md describes both keys; scripts/model_configs.tsv lists the built-in ones.
 //
-// Rule ids: RB-MODEL-VALUE  the document has both `architecture` and `hf_config` (or `kind` with
-//                           either), or an `hf_config` that is not a relative path to a .json file
+// Rule ids: RB-MODEL-VALUE  the document has both `architecture` and `hf_config` (or `kind` or
+//                           `unsized` with either), or an `hf_config` that is not a relative path to a .json file
 //           RB-HF-CONFIG    the config.json reader refused the file (its message, at its position)
 //           RB-FILE-READ    the file `hf_config` names is not there
 #pragma once
@@ -24,6 +26,9 @@ namespace rb {
 // finds it among the embedded catalog files. Findings go to `diags` (errors leave `m` a stub).
 // Also reads `kind` into m.kind.
 void apply_model_source(const YNode& doc, const std::string& file, Model& m, Diagnostics& diags);
+
+// The document's `unsized` reason (why no architecture was found), or empty.
+std::string unsized_reason(const YNode& doc);
 
 // Why a model without architecture cannot be sized, as one sentence for users, e.g. "FLUX-12B is a
 // diffusion model: the estimator models decoder-only language models". Empty when it has one.

@@ -126,6 +126,38 @@ TEST(ModelSource, AKindIsAStubThatSaysWhyItIsNotSized) {
   EXPECT_THAT(all(cat->problems()), HasSubstr("a model of `kind: diffusion` has no architecture"));
 }
 
+// `unsized`: a language model whose architecture no public source gave says what was searched; it
+// cannot sit beside an architecture.
+TEST(ModelSource, UnsizedSaysWhyAndCannotSitBesideAnArchitecture) {
+  ModelDir d("name: Secret-1T\nsource: a test\nunsized: \"no public config.json found (searched 2026-12-01)\"\n");
+  auto cat = d.load();
+  ASSERT_TRUE(cat) << cat.error().str();
+  EXPECT_TRUE(cat->problems().empty()) << all(cat->problems());
+  const auto& models = cat->models();
+  const auto it = std::find_if(models.begin(), models.end(), [](const ModelEntry& e) { return e.model.name == "Secret-1T"; });
+  ASSERT_NE(it, models.end());
+  EXPECT_FALSE(it->model.has_architecture);
+  EXPECT_EQ(unsized_reason(it->tree), "no public config.json found (searched 2026-12-01)");
+
+  ModelDir both("name: Secret-2\nsource: a test\nunsized: none found\nhf_config: hf/m.json\n", "hf/m.json",
+                fixture("llama-3-8b.json"));
+  cat = both.load();
+  ASSERT_TRUE(cat);
+  EXPECT_THAT(all(cat->problems()), HasSubstr("`unsized` says no architecture was found"));
+}
+
+// Issue 13 part 6: every built-in model either has an architecture, is of a kind the estimator does
+// not model, or says why none was found (`unsized`, with the date it was searched). Failed before:
+// 25 language models were bare stubs ("not yet" in `list --models`).
+TEST(ModelSource, EveryBuiltinModelIsSizedOrSaysWhy) {
+  for (const auto& e : builtin().models()) {
+    if (e.model.has_architecture || !e.model.kind.empty()) continue;
+    const std::string why = unsized_reason(e.tree);
+    EXPECT_FALSE(why.empty()) << e.model.name << " is a stub that does not say why";
+    EXPECT_THAT(why, HasSubstr("2026-")) << e.model.name << ": say when the search was made";
+  }
+}
+
 // Every built-in entry that names a config.json is sized from it (the built-in catalog loads with no
 // problems: catalog_test.cpp), and no built-in language model is left a stub without saying why.
 TEST(ModelSource, BuiltinConfigModelsAreSized) {
