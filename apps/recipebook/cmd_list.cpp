@@ -32,7 +32,7 @@ std::string architecture_cell(const ModelEntry& e) {
   const Model& m = e.model;
   if (!m.has_architecture) {
     if (!m.kind.empty()) return m.kind;
-    return unsized_reason(e.tree).empty() ? "not yet" : "unknown";
+    return m.unsized_reason.empty() ? "not yet" : "unknown";
   }
   return e.tree.get("hf_config") != nullptr ? "config.json" : "yes";
 }

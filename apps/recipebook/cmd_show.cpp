@@ -133,10 +133,9 @@ void print_model(const ModelEntry& e, const Context& ctx) {
   const Model& m = e.model;
   ctx.out << fmt::format("{:<13}{}\n{:<13}{}\n{:<13}{}\n", "name", m.name, "hf_id", m.hf_id, "family", m.family);
   if (!m.has_architecture) {
-    const std::string unsized = unsized_reason(e.tree);
     ctx.out << fmt::format("{:<13}{}\n", "architecture",
                            !m.kind.empty()     ? no_architecture_reason(m)
-                           : !unsized.empty() ? "unknown: " + unsized
+                           : !m.unsized_reason.empty() ? "unknown: " + m.unsized_reason
                                               : "not in the catalog yet (give a config.json path)");
   } else {
     ctx.out << fmt::format("{:<13}{} layers, hidden {}, {} heads ({} KV), vocab {}\n", "shape", m.num_layers(),

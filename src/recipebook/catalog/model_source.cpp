@@ -71,6 +71,7 @@ void apply_model_source(const YNode& doc, const std::string& file, Model& m, Dia
                                   "remove `architecture` / `hf_config`, or remove `kind`"));
   }
   if (const YNode* unsized = doc.get("unsized"); unsized != nullptr && !unsized->is_null()) {
+    if (unsized->is_scalar()) m.unsized_reason = unsized->text;
     if (has_arch || doc.get("hf_config") != nullptr || kind != nullptr)
       diags.push_back(model_error(*unsized, "`unsized` says no architecture was found, but the model has one (or a `kind`)",
                                   "remove `unsized`, or remove `architecture` / `hf_config` / `kind`"));
@@ -106,17 +107,13 @@ void apply_model_source(const YNode& doc, const std::string& file, Model& m, Dia
   take_architecture(m, std::move(*loaded));
 }
 
-std::string unsized_reason(const YNode& doc) {
-  const YNode* u = doc.is_map() ? doc.get("unsized") : nullptr;
-  return u != nullptr && u->is_scalar() ? u->text : std::string();
-}
-
 std::string no_architecture_reason(const Model& m) {
   if (m.has_architecture) return {};
   if (m.kind == "template")
     return m.name + " has no fixed architecture (its recipe sets the sizes per run); give a config.json to size one";
   if (!m.kind.empty())
     return m.name + " is a " + m.kind + " model: the estimator models decoder-only language models";
+  if (!m.unsized_reason.empty()) return "the catalog names " + m.name + " but has no architecture for it: " + m.unsized_reason;
   return "the catalog names " + m.name + " but does not have its architecture yet";
 }
 

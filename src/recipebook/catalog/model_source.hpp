@@ -27,8 +27,6 @@ namespace rb {
 // Also reads `kind` into m.kind.
 void apply_model_source(const YNode& doc, const std::string& file, Model& m, Diagnostics& diags);
 
-// The document's `unsized` reason (why no architecture was found), or empty.
-std::string unsized_reason(const YNode& doc);
 
 // Why a model without architecture cannot be sized, as one sentence for users, e.g. "FLUX-12B is a
 // diffusion model: the estimator models decoder-only language models". Empty when it has one.

@@ -152,9 +152,10 @@ TEST(ModelSource, UnsizedSaysWhyAndCannotSitBesideAnArchitecture) {
 TEST(ModelSource, EveryBuiltinModelIsSizedOrSaysWhy) {
   for (const auto& e : builtin().models()) {
     if (e.model.has_architecture || !e.model.kind.empty()) continue;
-    const std::string why = unsized_reason(e.tree);
+    const std::string& why = e.model.unsized_reason;
     EXPECT_FALSE(why.empty()) << e.model.name << " is a stub that does not say why";
     EXPECT_THAT(why, HasSubstr("2026-")) << e.model.name << ": say when the search was made";
+    EXPECT_THAT(no_architecture_reason(e.model), HasSubstr(why)) << "estimate and plan say it too";
   }
 }
 

@@ -117,6 +117,7 @@ struct Model {
 
   bool has_architecture = true;  // false for a catalog entry that names a model but has no shape yet
   std::string kind;  // "" = a decoder-only language model; else a kind the estimator does not model ("diffusion")
+  std::string unsized_reason;  // why no public source gave the architecture (catalog `unsized`), else empty
 
   int64_t hidden = 0;
   int64_t vocab = 0;
