@@ -35,6 +35,9 @@ struct CatalogLoader {
   Catalog& cat;
   int layer = 0;
   std::string origin;
+  // False while the built-in trees the build packed (and checked) are loaded without --catalog
+  // folders: their schema check waits for Catalog::problems().
+  bool validate_builtin = true;
   // Key -> (index, layer it was defined in), for override (later layer) vs duplicate (same layer).
   std::unordered_map<std::string, std::pair<size_t, int>> model_keys, hardware_keys, recipe_keys;
 
@@ -114,7 +117,7 @@ struct CatalogLoader {
     const std::string path(embedded_catalog()[i].path);
     const std::string file = std::string(kBuiltinPrefix) + path;
     add_checked(check_tree(cat, embedded_tree(i, file), file, kind, fs::path(path).stem().string(), origin,
-                           /*keep_tree=*/false),
+                           /*keep_tree=*/false, validate_builtin),
                 file);
   }
 
@@ -264,7 +267,7 @@ struct CatalogLoader {
       auto r = cat.resolved_now(e.recipe.name);
       if (r) {
         e.recipe = std::move(*r);
-        if (auto merged = cat.resolved_tree_now(e.recipe.name); merged && schema != nullptr)
+        if (auto merged = cat.resolved_tree_now(e.recipe.name); merged && schema != nullptr && validate_builtin)
           for (auto& d : schema->validate(*merged))
             if (d.rule_id == "RB-SCHEMA-REQUIRED") cat.problems_.push_back(std::move(d));
         continue;
@@ -289,6 +292,7 @@ struct CatalogLoader {
 
 struct Catalog::PendingRecipes {
   std::once_flag once;
+  std::once_flag checked;     // the schema check of the built-in records, left to problems()
   std::vector<size_t> files;  // embedded_catalog() indices of the recipe files, in order
   size_t problems_at = 0;     // where their findings go in problems_: after the other files'
 };
@@ -302,6 +306,7 @@ Catalog::Catalog(const Catalog& other) { *this = other; }
 Catalog& Catalog::operator=(const Catalog& other) {
   if (this == &other) return *this;
   other.make_recipes_ready();
+  other.check_builtin_records();
   models_ = other.models_;
   hardware_ = other.hardware_;
   recipes_ = other.recipes_;
@@ -318,13 +323,36 @@ void Catalog::make_recipes_ready() const {
   if (pending_ == nullptr) return;
   std::call_once(pending_->once, [this] {
     // Only what is mutable changes here: recipes_, recipe_index_ and problems_.
-    CatalogLoader loader{const_cast<Catalog&>(*this), 0, "builtin", {}, {}, {}};
+    CatalogLoader loader{const_cast<Catalog&>(*this), 0, "builtin", false, {}, {}, {}};
     const auto at = static_cast<std::ptrdiff_t>(pending_->problems_at);
     Diagnostics later(std::make_move_iterator(problems_.begin() + at), std::make_move_iterator(problems_.end()));
     problems_.erase(problems_.begin() + at, problems_.end());
     for (const size_t i : pending_->files) loader.add_embedded(i, EntryKind::kRecipe);
     problems_.insert(problems_.end(), std::make_move_iterator(later.begin()), std::make_move_iterator(later.end()));
     loader.finish_recipes();
+  });
+}
+
+void Catalog::check_builtin_records() const {
+  if (pending_ == nullptr) return;
+  make_recipes_ready();
+  std::call_once(pending_->checked, [this] {
+    // The build failed on any finding of these same trees, so this finds none; when it would, the
+    // findings come after the others (a load that checks at once puts them with their file's).
+    auto append = [this](Diagnostics ds) {
+      problems_.insert(problems_.end(), std::make_move_iterator(ds.begin()), std::make_move_iterator(ds.end()));
+    };
+    if (const Schema* s = schema(EntryKind::kModel))
+      for (const auto& e : models_) append(schema_findings(*s, EntryKind::kModel, e.tree, nullptr));
+    if (const Schema* s = schema(EntryKind::kHardware))
+      for (const auto& e : hardware_) append(schema_findings(*s, EntryKind::kHardware, e.tree, nullptr));
+    if (const Schema* s = schema(EntryKind::kRecipe))
+      for (const auto& e : recipes_) {
+        std::optional<YNode> resolved;
+        if (extends_something(e.tree))
+          if (auto r = resolved_tree_now(e.recipe.name)) resolved = std::move(*r);
+        append(schema_findings(*s, EntryKind::kRecipe, e.tree, resolved ? &*resolved : nullptr));
+      }
   });
 }
 
@@ -343,10 +371,11 @@ std::vector<std::string> Catalog::builtin_recipe_names() const {
 
 Result<Catalog> Catalog::load(const std::vector<std::string>& extra_dirs) {
   Catalog cat;
-  CatalogLoader loader{cat, 0, {}, {}, {}, {}};
+  CatalogLoader loader{cat, 0, {}, true, {}, {}, {}};
   loader.load_schemas();
   // With --catalog folders everything loads at once: their recipes override and extend built-in ones.
   const bool recipes_wait = extra_dirs.empty() && CatalogLoader::recipes_can_wait();
+  loader.validate_builtin = !recipes_wait;
   std::vector<size_t> waiting = loader.load_embedded(recipes_wait);
   if (recipes_wait) {
     cat.pending_ = std::make_unique<PendingRecipes>();

@@ -96,8 +96,11 @@ class Catalog {
     make_recipes_ready();
     return recipes_;
   }
+  // Made ready this way, the built-in records' schema check (which the build has done on the same
+  // trees) is left to the first problems().
   [[nodiscard]] const Diagnostics& problems() const {
     make_recipes_ready();
+    check_builtin_records();
     return problems_;
   }
 
@@ -143,6 +146,8 @@ class Catalog {
 
   // Makes the built-in recipes ready if they are pending (once; then a no-op).
   void make_recipes_ready() const;
+  // Checks the built-in records against their schemas if that was left for later (once).
+  void check_builtin_records() const;
   // While pending: whether a built-in recipe has this name, and all their names in catalog order.
   [[nodiscard]] bool builtin_recipe_named(std::string_view name) const;
   [[nodiscard]] std::vector<std::string> builtin_recipe_names() const;
