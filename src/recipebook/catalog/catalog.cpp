@@ -2,7 +2,9 @@
 // its schema and converted. A file that fails is reported in problems() and skipped; the rest loads.
 // The embedded files were parsed when the binary was built (apps/pack_catalog, which also loads the
 // whole catalog and fails the build on an error): their trees are unpacked, not parsed, and then
-// checked and converted like any other file.
+// converted like any other file. Without --catalog folders the recipe files wait until a recipe is
+// asked for (make_recipes_ready) and the schema check of the built-in records, which the build did
+// on the same trees, until problems() is (check_builtin_records).
 //
 // Rule ids emitted into problems() (besides RB-YAML-*, RB-FILE-READ, RB-SCHEMA-* and the converters'
 // RB-MODEL-VALUE / RB-HW-VALUE / RB-RECIPE-VALUE):
