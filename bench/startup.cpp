@@ -1,7 +1,9 @@
 // Start-up: what every command pays before it does its work, the built-in catalog made ready
 // (Catalog::load). The phases are timed apart: yaml-cpp parsing of every embedded YAML file (what
 // the build now does once, apps/pack_catalog), unpacking the trees it packed (what a start does
-// instead), the whole load, and the schema check of every record alone.
+// instead), the whole load, the load as a command that reads no recipe pays it (the built-in recipes
+// are made ready on first use since 2026-12-01; on an older tree this is the whole load), as one
+// that reads recipes but not problems() pays it, and the schema check of every record alone.
 // Figures go to BENCHMARKS.md ("Start-up"):
 //   cmake --preset release -B build/rel -DRB_BUILD_BENCH=ON
 //   cmake --build build/rel -j2 --target bench_startup
@@ -67,7 +69,29 @@ void BM_UnpackTrees(benchmark::State& state) {
 BENCHMARK(BM_UnpackTrees)->Unit(benchmark::kMillisecond);
 #endif
 
-// The whole built-in load, as every command does it.
+// The built-in load as `show h100`, `estimate` or `list --hardware` pay it: no recipe read.
+void BM_CatalogLoadNoRecipe(benchmark::State& state) {
+  for (auto _ : state) {
+    auto cat = Catalog::load();
+    if (!cat || cat->models().empty()) state.SkipWithError("the built-in catalog does not load");
+    benchmark::DoNotOptimize(cat);
+  }
+}
+BENCHMARK(BM_CatalogLoadNoRecipe)->Unit(benchmark::kMillisecond);
+
+// The built-in load as `list`, `show <recipe>` or `recommend` pay it: every recipe made ready, no
+// problems() asked (since 2026-12-01 the built-in records' schema check, done by the build on the
+// same trees, waits for problems(); on an older tree this is the whole load).
+void BM_CatalogLoadRecipes(benchmark::State& state) {
+  for (auto _ : state) {
+    auto cat = Catalog::load();
+    if (!cat || cat->recipes().empty()) state.SkipWithError("the built-in catalog does not load");
+    benchmark::DoNotOptimize(cat);
+  }
+}
+BENCHMARK(BM_CatalogLoadRecipes)->Unit(benchmark::kMillisecond);
+
+// The whole built-in load with problems() (`check --builtin`): every recipe, every schema check.
 void BM_CatalogLoad(benchmark::State& state) {
   for (auto _ : state) {
     auto cat = Catalog::load();

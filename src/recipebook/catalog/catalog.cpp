@@ -2,7 +2,9 @@
 // its schema and converted. A file that fails is reported in problems() and skipped; the rest loads.
 // The embedded files were parsed when the binary was built (apps/pack_catalog, which also loads the
 // whole catalog and fails the build on an error): their trees are unpacked, not parsed, and then
-// checked and converted like any other file.
+// converted like any other file. Without --catalog folders the recipe files wait until a recipe is
+// asked for (make_recipes_ready) and the schema check of the built-in records, which the build did
+// on the same trees, until problems() is (check_builtin_records).
 //
 // Rule ids emitted into problems() (besides RB-YAML-*, RB-FILE-READ, RB-SCHEMA-* and the converters'
 // RB-MODEL-VALUE / RB-HW-VALUE / RB-RECIPE-VALUE):
@@ -16,6 +18,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iterator>
+#include <mutex>
+#include <optional>
 #include <system_error>
 
 #include "recipebook/catalog/catalog_internal.hpp"
@@ -32,6 +37,9 @@ struct CatalogLoader {
   Catalog& cat;
   int layer = 0;
   std::string origin;
+  // False while the built-in trees the build packed (and checked) are loaded without --catalog
+  // folders: their schema check waits for Catalog::problems().
+  bool validate_builtin = true;
   // Key -> (index, layer it was defined in), for override (later layer) vs duplicate (same layer).
   std::unordered_map<std::string, std::pair<size_t, int>> model_keys, hardware_keys, recipe_keys;
 
@@ -96,22 +104,58 @@ struct CatalogLoader {
     return parse_yaml(files[i].text, file);
   }
 
-  void load_embedded() {
+  // The kind of record an embedded file holds, or nullopt for one that is none (a schema, config.json
+  // data, YAML outside the catalog's folders).
+  static std::optional<EntryKind> embedded_kind(std::string_view path) {
+    if (path.rfind("schema/", 0) == 0) return std::nullopt;
+    const bool is_yaml = path.size() > 5 && path.substr(path.size() - 5) == ".yaml";
+    if (!is_yaml) return std::nullopt;
+    const EntryKind kind = Catalog::kind_of_path(path);
+    if (kind == EntryKind::kRecipe && path.rfind("recipes/", 0) != 0) return std::nullopt;
+    return kind;
+  }
+
+  void add_embedded(size_t i, EntryKind kind) {
+    const std::string path(embedded_catalog()[i].path);
+    const std::string file = std::string(kBuiltinPrefix) + path;
+    add_checked(check_tree(cat, embedded_tree(i, file), file, kind, fs::path(path).stem().string(), origin,
+                           /*keep_tree=*/false, validate_builtin),
+                file);
+  }
+
+  // Whether the built-in recipes may wait until first use with every answer the same: the build
+  // recorded each recipe file's name, and no model or hardware file comes after a recipe file (so
+  // the recipe files' findings, made later, still go after all the others').
+  static bool recipes_can_wait() {
+    const auto files = embedded_catalog();
+    const auto names = embedded_recipe_names();
+    if (names.size() != files.size()) return false;
+    bool seen_recipe = false;
+    for (size_t i = 0; i < files.size(); ++i) {
+      const auto kind = embedded_kind(files[i].path);
+      if (!kind) continue;
+      if (*kind != EntryKind::kRecipe && seen_recipe) return false;
+      if (*kind == EntryKind::kRecipe && names[i].empty()) return false;
+      seen_recipe = seen_recipe || *kind == EntryKind::kRecipe;
+    }
+    return true;
+  }
+
+  // Every embedded record in order; with `defer_recipes` the recipe files are not loaded but their
+  // indices returned, for make_recipes_ready().
+  std::vector<size_t> load_embedded(bool defer_recipes) {
     origin = "builtin";
+    std::vector<size_t> deferred;
     const auto files = embedded_catalog();
     for (size_t i = 0; i < files.size(); ++i) {
-      const EmbeddedFile& f = files[i];
-      const std::string path(f.path);
-      if (path.rfind("schema/", 0) == 0) continue;
-      const bool is_yaml = path.size() > 5 && path.compare(path.size() - 5, 5, ".yaml") == 0;
-      if (!is_yaml) continue;
-      const EntryKind kind = Catalog::kind_of_path(path);
-      if (kind == EntryKind::kRecipe && path.rfind("recipes/", 0) != 0) continue;
-      const std::string file = std::string(kBuiltinPrefix) + path;
-      add_checked(check_tree(cat, embedded_tree(i, file), file, kind, fs::path(path).stem().string(), origin,
-                             /*keep_tree=*/false),
-                  file);
+      const auto kind = embedded_kind(files[i].path);
+      if (!kind) continue;
+      if (defer_recipes && *kind == EntryKind::kRecipe)
+        deferred.push_back(i);
+      else
+        add_embedded(i, *kind);
     }
+    return deferred;
   }
 
   static bool is_yaml(const fs::path& p) { return p.extension() == ".yaml" || p.extension() == ".yml"; }
@@ -222,10 +266,10 @@ struct CatalogLoader {
     const Schema* schema = cat.schema(EntryKind::kRecipe);
     for (auto& e : cat.recipes_) {
       if (!extends_something(e.tree)) continue;
-      auto r = cat.resolved(e.recipe.name);
+      auto r = cat.resolved_now(e.recipe.name);
       if (r) {
         e.recipe = std::move(*r);
-        if (auto merged = cat.resolved_tree(e.recipe.name); merged && schema != nullptr)
+        if (auto merged = cat.resolved_tree_now(e.recipe.name); merged && schema != nullptr && validate_builtin)
           for (auto& d : schema->validate(*merged))
             if (d.rule_id == "RB-SCHEMA-REQUIRED") cat.problems_.push_back(std::move(d));
         continue;
@@ -237,19 +281,114 @@ struct CatalogLoader {
               r.error().fix);
     }
   }
+
+  // The recipes placed: their index, `extends` resolved, each linked to its model.
+  void finish_recipes() {
+    for (const auto& [name, at] : recipe_keys) cat.recipe_index_.emplace(name, at.first);
+    resolve_extends();
+    // Each record with its model's defaults (an `extends` record is linked by resolved() above).
+    for (auto& e : cat.recipes_)
+      if (const ModelEntry* m = cat.model_entry(e.recipe.model)) link_recipe_model(e.recipe, m->model);
+  }
 };
+
+struct Catalog::PendingRecipes {
+  std::once_flag once;
+  std::once_flag checked;     // the schema check of the built-in records, left to problems()
+  std::vector<size_t> files;  // embedded_catalog() indices of the recipe files, in order
+  size_t problems_at = 0;     // where their findings go in problems_: after the other files'
+};
+
+Catalog::Catalog() = default;
+Catalog::~Catalog() = default;
+Catalog::Catalog(Catalog&& other) noexcept = default;
+Catalog& Catalog::operator=(Catalog&& other) noexcept = default;
+Catalog::Catalog(const Catalog& other) { *this = other; }
+
+Catalog& Catalog::operator=(const Catalog& other) {
+  if (this == &other) return *this;
+  other.make_recipes_ready();
+  other.check_builtin_records();
+  models_ = other.models_;
+  hardware_ = other.hardware_;
+  recipes_ = other.recipes_;
+  recipe_index_ = other.recipe_index_;
+  problems_ = other.problems_;
+  pending_.reset();  // the copy has every recipe
+  model_index_ = other.model_index_;
+  hardware_index_ = other.hardware_index_;
+  schemas_ = other.schemas_;
+  return *this;
+}
+
+void Catalog::make_recipes_ready() const {
+  if (pending_ == nullptr) return;
+  std::call_once(pending_->once, [this] {
+    // Only what is mutable changes here: recipes_, recipe_index_ and problems_.
+    CatalogLoader loader{const_cast<Catalog&>(*this), 0, "builtin", false, {}, {}, {}};
+    const auto at = static_cast<std::ptrdiff_t>(pending_->problems_at);
+    Diagnostics later(std::make_move_iterator(problems_.begin() + at), std::make_move_iterator(problems_.end()));
+    problems_.erase(problems_.begin() + at, problems_.end());
+    for (const size_t i : pending_->files) loader.add_embedded(i, EntryKind::kRecipe);
+    problems_.insert(problems_.end(), std::make_move_iterator(later.begin()), std::make_move_iterator(later.end()));
+    loader.finish_recipes();
+  });
+}
+
+void Catalog::check_builtin_records() const {
+  if (pending_ == nullptr) return;
+  make_recipes_ready();
+  std::call_once(pending_->checked, [this] {
+    // The build failed on any finding of these same trees, so this finds none; when it would, the
+    // findings come after the others (a load that checks at once puts them with their file's).
+    auto append = [this](Diagnostics ds) {
+      problems_.insert(problems_.end(), std::make_move_iterator(ds.begin()), std::make_move_iterator(ds.end()));
+    };
+    if (const Schema* s = schema(EntryKind::kModel))
+      for (const auto& e : models_) append(schema_findings(*s, EntryKind::kModel, e.tree, nullptr));
+    if (const Schema* s = schema(EntryKind::kHardware))
+      for (const auto& e : hardware_) append(schema_findings(*s, EntryKind::kHardware, e.tree, nullptr));
+    if (const Schema* s = schema(EntryKind::kRecipe))
+      for (const auto& e : recipes_) {
+        std::optional<YNode> resolved;
+        if (extends_something(e.tree))
+          if (auto r = resolved_tree_now(e.recipe.name)) resolved = std::move(*r);
+        append(schema_findings(*s, EntryKind::kRecipe, e.tree, resolved ? &*resolved : nullptr));
+      }
+  });
+}
+
+bool Catalog::builtin_recipe_named(std::string_view name) const {
+  const auto names = embedded_recipe_names();
+  return std::any_of(pending_->files.begin(), pending_->files.end(), [&](size_t i) { return names[i] == name; });
+}
+
+std::vector<std::string> Catalog::builtin_recipe_names() const {
+  const auto names = embedded_recipe_names();
+  std::vector<std::string> out;
+  out.reserve(pending_->files.size());
+  for (const size_t i : pending_->files) out.emplace_back(names[i]);
+  return out;
+}
 
 Result<Catalog> Catalog::load(const std::vector<std::string>& extra_dirs) {
   Catalog cat;
-  CatalogLoader loader{cat, 0, {}, {}, {}, {}};
+  CatalogLoader loader{cat, 0, {}, true, {}, {}, {}};
   loader.load_schemas();
-  loader.load_embedded();
+  // With --catalog folders everything loads at once: their recipes override and extend built-in ones.
+  const bool recipes_wait = extra_dirs.empty() && CatalogLoader::recipes_can_wait();
+  loader.validate_builtin = !recipes_wait;
+  std::vector<size_t> waiting = loader.load_embedded(recipes_wait);
+  if (recipes_wait) {
+    cat.pending_ = std::make_unique<PendingRecipes>();
+    cat.pending_->files = std::move(waiting);
+    cat.pending_->problems_at = cat.problems_.size();
+  }
   for (const auto& dir : extra_dirs) {
     ++loader.layer;
     auto ok = loader.load_dir(dir);
     if (!ok) return tl::unexpected<Error>(ok.error());
   }
-  for (const auto& [name, at] : loader.recipe_keys) cat.recipe_index_.emplace(name, at.first);
   loader.index(
       cat.models_, cat.model_index_,
       [](const ModelEntry& e) {
@@ -268,10 +407,7 @@ Result<Catalog> Catalog::load(const std::vector<std::string>& extra_dirs) {
         return keys;
       },
       "hardware");
-  loader.resolve_extends();
-  // Each record with its model's defaults (an `extends` record is linked by resolved() above).
-  for (auto& e : cat.recipes_)
-    if (const ModelEntry* m = cat.model_entry(e.recipe.model)) link_recipe_model(e.recipe, m->model);
+  if (!recipes_wait) loader.finish_recipes();
   return cat;
 }
 

@@ -77,12 +77,32 @@ class Catalog {
   // The built-in catalog plus `extra_dirs` in order. Files that fail to load are reported in
   // `problems` (the catalog still loads everything else); a caller that needs a clean catalog
   // checks `problems().empty()`.
+  // The built-in recipes (most of the catalog's bytes) are made ready on first use when there are
+  // no `extra_dirs`: by recipes(), problems(), list(), resolved*() or find_recipe() of a name a
+  // built-in recipe has. Every answer is the same as with them made ready at once; the first use is
+  // safe from several threads.
   static Result<Catalog> load(const std::vector<std::string>& extra_dirs = {});
+
+  Catalog();
+  ~Catalog();
+  Catalog(const Catalog& other);  // makes `other`'s recipes ready first
+  Catalog(Catalog&& other) noexcept;
+  Catalog& operator=(const Catalog& other);
+  Catalog& operator=(Catalog&& other) noexcept;
 
   [[nodiscard]] const std::vector<ModelEntry>& models() const { return models_; }
   [[nodiscard]] const std::vector<HardwareEntry>& hardware() const { return hardware_; }
-  [[nodiscard]] const std::vector<RecipeEntry>& recipes() const { return recipes_; }
-  [[nodiscard]] const Diagnostics& problems() const { return problems_; }
+  [[nodiscard]] const std::vector<RecipeEntry>& recipes() const {
+    make_recipes_ready();
+    return recipes_;
+  }
+  // Made ready this way, the built-in records' schema check (which the build has done on the same
+  // trees) is left to the first problems().
+  [[nodiscard]] const Diagnostics& problems() const {
+    make_recipes_ready();
+    check_builtin_records();
+    return problems_;
+  }
 
   // A model by catalog name, alias, Hugging Face id, or path to a config.json / model YAML file.
   [[nodiscard]] Result<Model> find_model(const std::string& ref) const;
@@ -122,11 +142,29 @@ class Catalog {
 
  private:
   friend struct CatalogLoader;
+  struct PendingRecipes;  // catalog.cpp: the built-in recipe files not yet made ready
+
+  // Makes the built-in recipes ready if they are pending (once; then a no-op).
+  void make_recipes_ready() const;
+  // Checks the built-in records against their schemas if that was left for later (once).
+  void check_builtin_records() const;
+  // While pending: whether a built-in recipe has this name, and all their names in catalog order.
+  [[nodiscard]] bool builtin_recipe_named(std::string_view name) const;
+  [[nodiscard]] std::vector<std::string> builtin_recipe_names() const;
+  // The lookups themselves, on the recipes as they stand (the loader resolves `extends` with them
+  // while it makes the recipes ready).
+  [[nodiscard]] Result<const RecipeEntry*> find_recipe_now(const std::string& name) const;
+  [[nodiscard]] Result<YNode> resolved_tree_now(const std::string& name) const;
+  [[nodiscard]] Result<Recipe> resolved_now(const std::string& name) const;
+
   std::vector<ModelEntry> models_;
   std::vector<HardwareEntry> hardware_;
-  std::vector<RecipeEntry> recipes_;
-  std::map<std::string, size_t> recipe_index_;  // name -> index in recipes_
-  Diagnostics problems_;
+  // Filled by make_recipes_ready() when pending_ is set (hence mutable; nothing else changes them
+  // after load): the recipes, their index and the recipe files' findings in problems_.
+  mutable std::vector<RecipeEntry> recipes_;
+  mutable std::map<std::string, size_t> recipe_index_;  // name -> index in recipes_
+  mutable Diagnostics problems_;
+  std::unique_ptr<PendingRecipes> pending_;  // null when everything was loaded at once
   std::unordered_map<std::string, size_t> model_index_;     // folded name/alias/HF id -> models_
   std::unordered_map<std::string, size_t> hardware_index_;  // folded name/alias/display -> hardware_
   std::vector<std::optional<Schema>> schemas_;              // by EntryKind

@@ -109,9 +109,19 @@ FileCheck check_entry(const Catalog& cat, std::string_view text, const std::stri
   return check_tree(cat, parse_yaml(text, file), file, kind_given, stem, origin, keep_tree);
 }
 
+Diagnostics schema_findings(const Schema& schema, EntryKind kind, const YNode& tree, const YNode* resolved) {
+  Diagnostics out = schema.validate(tree);
+  if (kind != EntryKind::kRecipe || !extends_something(tree)) return out;
+  std::erase_if(out, [](const Diagnostic& d) { return d.rule_id == "RB-SCHEMA-REQUIRED"; });
+  if (resolved != nullptr)
+    for (auto& d : schema.validate(*resolved))
+      if (d.rule_id == "RB-SCHEMA-REQUIRED") out.push_back(std::move(d));
+  return out;
+}
+
 FileCheck check_tree(const Catalog& cat, Result<YNode> tree, const std::string& file,
                      std::optional<EntryKind> kind_given, const std::string& stem, const std::string& origin,
-                     bool keep_tree) {
+                     bool keep_tree, bool validate) {
   FileCheck fc;
   fc.kind = kind_given.value_or(Catalog::kind_of_path(file));
   if (!tree) {
@@ -120,11 +130,10 @@ FileCheck check_tree(const Catalog& cat, Result<YNode> tree, const std::string& 
   }
   fc.parsed = true;
   const EntryKind kind = fc.kind = kind_given.value_or(Catalog::kind_of(file, *tree));
-  if (const Schema* s = cat.schema(kind)) fc.findings = s->validate(*tree);
   // A record that extends another need not repeat what it inherits: required keys are checked on the
   // resolved tree once the catalog is loaded (CatalogLoader::resolve_extends).
-  if (kind == EntryKind::kRecipe && extends_something(*tree))
-    std::erase_if(fc.findings, [](const Diagnostic& d) { return d.rule_id == "RB-SCHEMA-REQUIRED"; });
+  if (const Schema* s = cat.schema(kind); s != nullptr && validate)
+    fc.findings = schema_findings(*s, kind, *tree, nullptr);
   const bool schema_ok = !has_errors(fc.findings);
   // The converters re-check what the schema checks; keep only their findings at new positions.
   Diagnostics conv;

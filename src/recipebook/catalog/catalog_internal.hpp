@@ -19,10 +19,16 @@ FileCheck check_entry(const Catalog& cat, std::string_view text, const std::stri
                       std::optional<EntryKind> kind, const std::string& stem, const std::string& origin,
                       bool keep_tree);
 
-// Same for a tree already parsed (the built-in catalog's, unpacked), or the parse Error.
+// Same for a tree already parsed (the built-in catalog's, unpacked), or the parse Error. Without
+// `validate` the schema check is left out (for the built-in trees the build has checked already;
+// Catalog::problems() checks them when asked).
 FileCheck check_tree(const Catalog& cat, Result<YNode> tree, const std::string& file,
                      std::optional<EntryKind> kind, const std::string& stem, const std::string& origin,
-                     bool keep_tree);
+                     bool keep_tree, bool validate = true);
+
+// The schema findings of one record as a loaded catalog reports them: a record that extends another
+// is checked for required keys on its resolved tree (`resolved`, when it could be resolved) only.
+Diagnostics schema_findings(const Schema& schema, EntryKind kind, const YNode& tree, const YNode* resolved);
 
 // The tree names a base recipe in `extends`.
 bool extends_something(const YNode& tree);

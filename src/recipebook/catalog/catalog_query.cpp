@@ -121,12 +121,10 @@ Result<Hardware> Catalog::find_hardware(const std::string& ref) const {
                   "see `recipebook list --hardware`"));
 }
 
-Result<const RecipeEntry*> Catalog::find_recipe(const std::string& name) const {
-  auto it = recipe_index_.find(name);
-  if (it != recipe_index_.end()) return &recipes_[it->second];
-  std::vector<std::string> names;
-  names.reserve(recipes_.size());
-  for (const auto& e : recipes_) names.push_back(e.recipe.name);
+namespace {
+
+// "unknown recipe" with the names nearest `name` among `names`.
+Result<const RecipeEntry*> recipe_miss(const std::string& name, const std::vector<std::string>& names) {
   std::string fix = "see `recipebook list`";
   const auto some = suggestions(name, names, 3);
   if (!some.empty()) {
@@ -138,7 +136,27 @@ Result<const RecipeEntry*> Catalog::find_recipe(const std::string& name) const {
   return fail("unknown recipe '" + name + "'", {}, fix);
 }
 
+}  // namespace
+
+Result<const RecipeEntry*> Catalog::find_recipe(const std::string& name) const {
+  // While the built-in recipes are pending, a name none of them has is a miss without them: the
+  // names the build recorded are the recipes' own, in their order.
+  if (pending_ != nullptr && !builtin_recipe_named(name)) return recipe_miss(name, builtin_recipe_names());
+  make_recipes_ready();
+  return find_recipe_now(name);
+}
+
+Result<const RecipeEntry*> Catalog::find_recipe_now(const std::string& name) const {
+  auto it = recipe_index_.find(name);
+  if (it != recipe_index_.end()) return &recipes_[it->second];
+  std::vector<std::string> names;
+  names.reserve(recipes_.size());
+  for (const auto& e : recipes_) names.push_back(e.recipe.name);
+  return recipe_miss(name, names);
+}
+
 std::vector<const RecipeEntry*> Catalog::list(const RecipeFilter& f) const {
+  make_recipes_ready();
   const ModelEntry* want_model = f.model.empty() ? nullptr : model_entry(f.model);
   const std::string model_sub = fold_name(f.model);
   const HardwareEntry* want_gpu = f.gpu.empty() ? nullptr : hardware_entry(f.gpu);
@@ -170,7 +188,12 @@ std::vector<const RecipeEntry*> Catalog::list(const RecipeFilter& f) const {
 }
 
 Result<YNode> Catalog::resolved_tree(const std::string& name) const {
-  auto first = find_recipe(name);
+  make_recipes_ready();
+  return resolved_tree_now(name);
+}
+
+Result<YNode> Catalog::resolved_tree_now(const std::string& name) const {
+  auto first = find_recipe_now(name);
   if (!first) return tl::unexpected<Error>(first.error());
   std::vector<const RecipeEntry*> chain{*first};
   std::unordered_set<std::string> seen{name};
@@ -184,7 +207,7 @@ Result<YNode> Catalog::resolved_tree(const std::string& name) const {
       return fail("recipe '" + name + "' has an extends cycle: " + path, ext->where, "break the cycle");
     auto base = recipe_index_.find(ext->text);
     if (base == recipe_index_.end()) {
-      auto miss = find_recipe(ext->text);
+      auto miss = find_recipe_now(ext->text);
       return fail("recipe '" + cur->recipe.name + "' extends unknown recipe '" + ext->text + "'", ext->where,
                   miss ? std::string() : miss.error().fix);
     }
@@ -196,11 +219,16 @@ Result<YNode> Catalog::resolved_tree(const std::string& name) const {
 }
 
 Result<Recipe> Catalog::resolved(const std::string& name) const {
-  auto first = find_recipe(name);
+  make_recipes_ready();
+  return resolved_now(name);
+}
+
+Result<Recipe> Catalog::resolved_now(const std::string& name) const {
+  auto first = find_recipe_now(name);
   if (!first) return tl::unexpected<Error>(first.error());
   const YNode* ext = (*first)->tree.get("extends");
   if (ext == nullptr || !ext->is_scalar() || ext->text.empty()) return (*first)->recipe;
-  auto merged = resolved_tree(name);
+  auto merged = resolved_tree_now(name);
   if (!merged) return tl::unexpected<Error>(merged.error());
   Diagnostics ds;
   auto r = recipe_from_yaml(*merged, (*first)->recipe.name, ds);

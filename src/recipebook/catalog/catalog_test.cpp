@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
+#include <thread>
 
 #include "../../../tests/test_support.hpp"
 #include "recipebook/core/strings.hpp"
@@ -54,6 +56,72 @@ TEST(Catalog, LoadTimeIsSmall) {
   std::printf("[ info ] loaded %zu models, %zu GPUs, %zu recipes in %.3f s\n", c->models().size(),
               c->hardware().size(), c->recipes().size(), s);
   EXPECT_LT(s, 10.0);  // generous for Debug/ASan; Release is well under a second (see the report)
+}
+
+// Without --catalog folders the built-in recipes are made ready on first use; every answer is the
+// one a load of everything at once gives (a folder with only an empty models/ forces that load).
+TEST(Catalog, RecipesMadeReadyOnUseAnswerAsLoadedAtOnce) {
+  test::TempDir dir;
+  std::filesystem::create_directories(dir.path() + "/models");
+  auto at_once = Catalog::load({dir.path()});
+  ASSERT_TRUE(at_once) << at_once.error().str();
+  auto on_use = Catalog::load();
+  ASSERT_TRUE(on_use) << on_use.error().str();
+
+  // A miss and a hit before the recipes are ready, the miss with the same suggestions.
+  for (const char* name : {"llama3_70b_pretrain_64gpu_h100_bf16_confi", "h100", "no_such_recipe_at_all"}) {
+    auto a = at_once->find_recipe(name);
+    auto b = on_use->find_recipe(name);
+    ASSERT_FALSE(a) << name;
+    ASSERT_FALSE(b) << name;
+    EXPECT_EQ(a.error().message, b.error().message);
+    EXPECT_EQ(a.error().fix, b.error().fix);
+  }
+  auto pending = Catalog::load();
+  ASSERT_TRUE(pending);
+  const Catalog copy = *pending;  // a copy of a catalog whose recipes are still pending
+  auto hit = on_use->find_recipe("llama3_70b_pretrain_64gpu_h100_bf16_config");
+  ASSERT_TRUE(hit) << hit.error().str();
+  EXPECT_EQ((*hit)->recipe.gpus, 64);
+
+  for (const Catalog* cat : {static_cast<const Catalog*>(&*on_use), &copy}) {
+    EXPECT_EQ(all(cat->problems()), all(at_once->problems()));
+    ASSERT_EQ(cat->recipes().size(), at_once->recipes().size());
+    for (size_t i = 0; i < cat->recipes().size(); ++i) {
+      const RecipeEntry& x = at_once->recipes()[i];
+      const RecipeEntry& y = cat->recipes()[i];
+      EXPECT_EQ(y.recipe.name, x.recipe.name);
+      EXPECT_EQ(y.origin, x.origin);
+      EXPECT_EQ(y.tree.where.str(), x.tree.where.str());
+      EXPECT_EQ(to_json_text(y.tree), to_json_text(x.tree));
+      EXPECT_EQ(y.recipe.model, x.recipe.model);
+      EXPECT_EQ(y.recipe.gpu, x.recipe.gpu);
+      EXPECT_EQ(y.recipe.gpus, x.recipe.gpus);
+      EXPECT_EQ(y.recipe.layout.tp, x.recipe.layout.tp);
+      EXPECT_EQ(y.recipe.layout.dp, x.recipe.layout.dp);
+      EXPECT_EQ(y.recipe.seq, x.recipe.seq);
+      EXPECT_EQ(y.recipe.measurements.size(), x.recipe.measurements.size());
+      auto rx = at_once->resolved_tree(x.recipe.name);
+      auto ry = cat->resolved_tree(y.recipe.name);
+      ASSERT_TRUE(rx && ry) << x.recipe.name;
+      EXPECT_EQ(to_json_text(*ry), to_json_text(*rx));
+    }
+  }
+}
+
+// The first use may come from several threads at once (`recipebook serve`): one makes them ready.
+TEST(Catalog, RecipesMadeReadyOnceFromManyThreads) {
+  auto cat = Catalog::load();
+  ASSERT_TRUE(cat);
+  std::vector<size_t> seen(4, 0);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < seen.size(); ++t)
+    threads.emplace_back([&, t] {
+      auto r = cat->find_recipe("llama3_70b_pretrain_64gpu_h100_bf16_config");
+      seen[t] = r ? cat->recipes().size() : 0;
+    });
+  for (auto& th : threads) th.join();
+  for (const size_t n : seen) EXPECT_EQ(n, builtin().recipes().size());
 }
 
 TEST(Catalog, FindModelByNameAliasHfIdAndFoldedSpelling) {

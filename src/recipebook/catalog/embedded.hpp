@@ -19,4 +19,10 @@ std::span<const EmbeddedFile> embedded_catalog();
 // program that packs them (apps/pack_catalog), which parses the text instead.
 std::span<const std::string_view> embedded_trees();
 
+// The name of the recipe each embedded file holds, as the build's load of the whole catalog gave it
+// (`name:` or the file's stem), one per embedded_catalog() entry in its order; empty for a file that
+// is not a recipe. Empty as a whole in apps/pack_catalog. Lets a start answer "is there a built-in
+// recipe named X?" without making the recipes ready (Catalog::find_recipe).
+std::span<const std::string_view> embedded_recipe_names();
+
 }  // namespace rb
