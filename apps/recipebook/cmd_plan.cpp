@@ -346,7 +346,7 @@ int run_plan(const PlanOptions& given, const Context& ctx, const Catalog& catalo
       if (list->size() > static_cast<size_t>(o.top)) list->resize(static_cast<size_t>(o.top));
   }
   std::optional<PlanAdvice> advice;
-  if (result->top.empty()) advice = advise(in, *req, *result);
+  if (wants_advice(*result)) advice = advise(in, *req, *result);
   const PlanView view{*model,
                       *hw,
                       *req,

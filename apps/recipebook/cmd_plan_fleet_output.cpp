@@ -33,6 +33,9 @@ std::string layout_text(const FleetResult& r, const Candidate& c) {
   const size_t ri = static_cast<size_t>(c.recompute_option);
   if (l.recompute != Recompute::kNone && ri < r.recompute_options.size())
     s += " " + recompute_option_name(r.recompute_options[ri]);
+  // Host offload (search/offload.hpp): the step time above includes its transfers.
+  if (l.optimizer_offload_fraction > 0) s += fmt::format(" optimizer offload {:g}", l.optimizer_offload_fraction);
+  if (l.offload_modules != 0) s += " activation offload [" + offload_modules_str(l.offload_modules) + "]";
   return s;
 }
 

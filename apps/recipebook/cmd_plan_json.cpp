@@ -130,8 +130,8 @@ Json plan_json(const PlanView& v) {
   p["layouts"] = list_json(v, r.pareto, true);
   j["pareto"] = p;
   j["best_per_gpu_count"] = list_json(v, r.best_per_count, true);
-  if (r.top.empty()) {
-    j["closest"] = list_json(v, r.closest, false);
+  if (r.top.empty()) j["closest"] = list_json(v, r.closest, false);
+  {
     if (v.advice != nullptr) {
       Json a;
       a["rules_block_all"] = v.advice->rules_block_all;
@@ -147,6 +147,7 @@ Json plan_json(const PlanView& v) {
       }
       a["relaxations"] = rel;
       a["most_gpus_tried"] = v.advice->most_gpus_tried;
+      if (v.advice->without_offload) a["without_offload"] = true;
       j["advice"] = a;
     }
   }

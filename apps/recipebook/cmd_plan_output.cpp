@@ -354,6 +354,8 @@ std::string layout_line(const Candidate& c) {
   return s;
 }
 
+std::string advice_text(const PlanAdvice* a);
+
 std::string infeasible_text(const PlanView& v) {
   const PlanResult& r = v.result;
   const PlanAdvice* a = v.advice;
@@ -405,8 +407,15 @@ std::string infeasible_text(const PlanView& v) {
       if (!lc.legend().empty()) out += lc.legend() + "\n";
     }
   }
+  return out + advice_text(a);
+}
+
+// "What would fit" (search/advice.hpp): after an infeasible plan, or after one where everything
+// that fits needs host offload (then: what would fit without it).
+std::string advice_text(const PlanAdvice* a) {
+  std::string out;
   if (a != nullptr && (!a->relaxations.empty() || a->most_gpus_tried > 0)) {
-    out += "\nWhat would fit:\n";
+    out += a->without_offload ? "\nWhat would fit without host offload:\n" : "\nWhat would fit:\n";
     for (const Relaxation& x : a->relaxations) {
       out += fmt::format("  - {}: {} layouts fit", x.change, grouped(x.fit));
       if (x.best)
@@ -429,7 +438,7 @@ std::string plan_text(const PlanView& v) {
   if (!v.result.top.empty()) {
     out += top_tables(v);
     if (v.req.gpu_counts.size() > 1) out += per_count_table(v);
-    out += pareto_table(v);
+    out += pareto_table(v) + advice_text(v.advice);
   } else {
     out += infeasible_text(v);
   }

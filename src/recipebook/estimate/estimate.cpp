@@ -90,6 +90,19 @@ MemoryInputs memory_inputs(const PreparedModel& pm, const Hardware& hw, const Wo
   return mi;
 }
 
+TimeInputs time_inputs(const PreparedModel& pm, const Hardware& hw, const Workload& work, int microbatches,
+                       int gpus_per_node) {
+  TimeInputs ti;
+  ti.model = &pm;
+  ti.hw = &hw;
+  ti.mode = work.mode;
+  ti.seq = work.seq;
+  ti.lora_rank = work.lora_rank;
+  ti.microbatches = microbatches;
+  ti.gpus_per_node = gpus_per_node;
+  return ti;
+}
+
 int microbatches_of(const Workload& work, const Layout& layout) {
   return static_cast<int>(work.gbs / (static_cast<int64_t>(layout.mbs) * layout.dp));
 }
@@ -102,10 +115,15 @@ void finish_estimate(Estimate& e, const PreparedModel& pm, const Hardware& hw, c
 
 LayoutMemory layout_memory(const PreparedModel& pm, const Workload& work, const Cluster& cluster, const Layout& layout,
                            const Hardware& hw) {
+  return layout_memory(pm, work, cluster, layout, hw, plan_stages(pm.num_layers, layout));
+}
+
+LayoutMemory layout_memory(const PreparedModel& pm, const Workload& work, const Cluster& cluster, const Layout& layout,
+                           const Hardware& hw, const StagePlan& plan) {
   LayoutMemory lm;
   lm.reason = check_layout(pm, work, cluster, layout);
   if (lm.reason != InvalidReason::kNone) return lm;
-  lm.plan = plan_stages(pm.num_layers, layout);
+  lm.plan = plan;
   if (!lm.plan.ok) {
     lm.reason = InvalidReason::kStages;
     return lm;
@@ -132,36 +150,46 @@ Estimate estimate(const PreparedModel& pm, const Hardware& hw, const Workload& w
   return e;
 }
 
+MemoryVerdict memory_verdict(const PreparedModel& pm, const Hardware& hw, const Layout& layout, const LayoutMemory& lm) {
+  MemoryVerdict v;
+  v.reason = check_gpu(pm, hw, layout);
+  if (v.reason == InvalidReason::kNone) v.reason = lm.reason;
+  // The memory is this GPU's but for the capacity and the headroom (memory.cpp rank_memory).
+  v.fits = lm.memory.worst.peak_bytes <= hw.memory_bytes - hw.headroom_bytes();
+  return v;
+}
+
 Estimate estimate(const PreparedModel& pm, const Hardware& hw, const Workload& work, const Cluster& cluster,
                   const Layout& layout, const LayoutMemory& lm) {
   Estimate e;
-  e.reason = check_gpu(pm, hw, layout);
-  if (e.reason == InvalidReason::kNone) e.reason = lm.reason;
+  const MemoryVerdict v = memory_verdict(pm, hw, layout, lm);
+  e.reason = v.reason;
   if (e.reason != InvalidReason::kNone) return e;
   e.microbatches = lm.microbatches;
   e.memory = lm.memory;
-  // The memory is this GPU's but for the capacity and the headroom (memory.cpp rank_memory).
   MemoryBreakdown& worst = e.memory.worst;
   worst.capacity_bytes = hw.memory_bytes;
   worst.required_headroom_bytes = hw.headroom_bytes();
-  worst.fits = worst.peak_bytes <= worst.capacity_bytes - worst.required_headroom_bytes;
+  worst.fits = v.fits;
+  // The host memory is this GPU's node's (memory.cpp memory_report).
+  set_host_fit(e.memory, hw, cluster.gpus_per_node, layout.world());
   finish_estimate(e, pm, hw, work, cluster, layout, lm.plan);
   return e;
+}
+
+double tokens_per_s_per_gpu_ceiling(const PreparedModel& pm, const Hardware& hw, const Workload& work,
+                                    const Cluster& cluster, const Layout& layout, const LayoutMemory& lm) {
+  const double floor_s = step_time_floor_s(time_inputs(pm, hw, work, lm.microbatches, cluster.gpus_per_node), layout,
+                                           lm.plan);
+  // As finish_estimate divides: a smaller step time gives at least as many tokens/s.
+  return static_cast<double>(work.gbs) * static_cast<double>(work.seq) / floor_s / layout.world();
 }
 
 namespace {
 
 void finish_estimate(Estimate& e, const PreparedModel& pm, const Hardware& hw, const Workload& work,
                      const Cluster& cluster, const Layout& layout, const StagePlan& plan) {
-  TimeInputs ti;
-  ti.model = &pm;
-  ti.hw = &hw;
-  ti.mode = work.mode;
-  ti.seq = work.seq;
-  ti.lora_rank = work.lora_rank;
-  ti.microbatches = e.microbatches;
-  ti.gpus_per_node = cluster.gpus_per_node;
-  e.time = step_time(ti, layout, plan);
+  e.time = step_time(time_inputs(pm, hw, work, e.microbatches, cluster.gpus_per_node), layout, plan);
 
   const double world = layout.world();
   e.tokens_per_step = static_cast<double>(work.gbs) * static_cast<double>(work.seq);

@@ -87,8 +87,9 @@ std::vector<MemoryBreakdown> stage_memory(const PreparedModel& model, const Hard
                                           const Cluster& cluster, const Layout& layout);
 // estimate() in two steps, for one layout on several GPU types (search/fleet_walk.cpp): what does
 // not depend on the GPU (the layout checks, the stage plan, the memory report, computed against
-// `hw` but valid for any GPU once its capacity and headroom are put in), then the rest per GPU.
-// estimate(pm, hw2, work, c, l, layout_memory(pm, work, c, l, hw1)) == estimate(pm, hw2, work, c, l).
+// `hw` but valid for any GPU once its capacity, headroom and host memory are put in), then the rest
+// per GPU. estimate(pm, hw2, work, c2, l, layout_memory(pm, work, c1, l, hw1)) ==
+// estimate(pm, hw2, work, c2, l) when c1 and c2 have the same GPU count.
 struct LayoutMemory {
   InvalidReason reason = InvalidReason::kNone;
   StagePlan plan;
@@ -97,8 +98,24 @@ struct LayoutMemory {
 };
 LayoutMemory layout_memory(const PreparedModel& model, const Workload& work, const Cluster& cluster,
                            const Layout& layout, const Hardware& hw);
+// The same with the stage plan given: plan_stages(model.num_layers, layout), which is one for all
+// the layouts of a PP/VP node (and may point at their StageSums).
+LayoutMemory layout_memory(const PreparedModel& model, const Workload& work, const Cluster& cluster,
+                           const Layout& layout, const Hardware& hw, const StagePlan& plan);
 Estimate estimate(const PreparedModel& model, const Hardware& hw, const Workload& work, const Cluster& cluster,
                   const Layout& layout, const LayoutMemory& memory);
+// What that estimate says before its time is computed: why it is invalid (kNone: valid, unless the
+// step time comes out infinite, which positive GPU figures rule out) and whether the GPU memory fits.
+struct MemoryVerdict {
+  InvalidReason reason = InvalidReason::kNone;
+  bool fits = false;
+};
+MemoryVerdict memory_verdict(const PreparedModel& model, const Hardware& hw, const Layout& layout,
+                             const LayoutMemory& memory);
+// An upper bound of that estimate's tokens_per_s_per_gpu from time.hpp step_time_floor_s, at a
+// fraction of its cost: a planner that has found a layout faster than this can skip the estimate.
+double tokens_per_s_per_gpu_ceiling(const PreparedModel& model, const Hardware& hw, const Workload& work,
+                                    const Cluster& cluster, const Layout& layout, const LayoutMemory& memory);
 
 // Megatron's FLOPs per token from the prepared prefix sums (equal to megatron_flops_per_token for
 // models whose windowed layers share one window; in Mode::kPeft to lora_flops_per_token).

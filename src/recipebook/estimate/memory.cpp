@@ -160,13 +160,9 @@ MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const Stage
   const double tp = l.tp;
 
   // Layers (and their chunks) on this rank.
-  LayerSums sums;
+  const LayerSums sums = rank_sums(pm, plan, rank);
   int layers_here = 0;
-  for (int k = 0; k < l.vp; ++k) {
-    const int c = k * l.pp + rank;
-    accumulate(sums, pm.range(plan.begin[static_cast<size_t>(c)], plan.begin[static_cast<size_t>(c + 1)]));
-    layers_here += plan.layers_of(c);
-  }
+  for (int k = 0; k < l.vp; ++k) layers_here += plan.layers_of(k * l.pp + rank);
 
   // --- Parameters on this rank (theoretical_memory_usage.py: embedding on the first stage, output
   // layer and MTP on the last; a tied embedding is duplicated on the last stage when pp > 1).
@@ -254,7 +250,7 @@ MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const Stage
         working = std::max(working, tokens * act_per_token(pm.range(b, b + 1), keep, l));
       }
     } else {
-      stored += tokens * act_per_token(pm.range(start, e), keep, l);
+      stored += tokens * act_per_token(start == b ? chunk_sums(pm, plan, c) : pm.range(start, e), keep, l);
     }
   }
   const double chunks = inflight_chunks(l, rank, in.microbatches);
@@ -320,14 +316,18 @@ MemoryReport memory_report(const MemoryInputs& in, const Layout& l, const StageP
     if (rank == 0 || mb.peak_bytes > r.worst.peak_bytes) r.worst = mb;
     host_per_gpu = std::max(host_per_gpu, mb.host_bytes());
   }
+  r.host_gpu_bytes = host_per_gpu;
+  set_host_fit(r, *in.hw, in.gpus_per_node, l.world());
+  return r;
+}
+
+void set_host_fit(MemoryReport& r, const Hardware& hw, int gpus_per_node, int world) {
   // Host memory per node: every GPU of the node at the largest rank's use (a node holds ranks of
   // several pipeline stages when TP x CP is below a node).
-  const int per_node = in.gpus_per_node > 0 ? in.gpus_per_node : in.hw->gpus_per_node;
-  r.host_gpu_bytes = host_per_gpu;
-  r.host_node_bytes = host_per_gpu * std::max(1, std::min(per_node, l.world()));
-  r.host_capacity_bytes = in.hw->host_memory_bytes;
+  const int per_node = gpus_per_node > 0 ? gpus_per_node : hw.gpus_per_node;
+  r.host_node_bytes = r.host_gpu_bytes * std::max(1, std::min(per_node, world));
+  r.host_capacity_bytes = hw.host_memory_bytes;
   r.host_fits = r.host_node_bytes <= 0 || r.host_node_bytes <= kHostUsableFraction * r.host_capacity_bytes;
-  return r;
 }
 
 }  // namespace rb

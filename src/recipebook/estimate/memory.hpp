@@ -135,6 +135,9 @@ inline constexpr std::string_view kDefaultHeadroom = "2GiB";
 
 // Every pipeline rank and the worst one.
 MemoryReport memory_report(const MemoryInputs& in, const Layout& l, const StagePlan& plan);
+// The host part of a report (host_node_bytes, host_capacity_bytes, host_fits) from its
+// host_gpu_bytes on `hw` (`gpus_per_node` 0: the hardware's), for a report made against another GPU.
+void set_host_fit(MemoryReport& r, const Hardware& hw, int gpus_per_node, int world);
 
 // Activation bytes that fine-grained activation offloading (Layout::offload_modules) sends to the
 // host per micro-batch on pipeline rank `rank`, all its chunks: what crosses the host link each

@@ -160,6 +160,38 @@ LayerSums PreparedModel::range(int begin, int end) const {
   return out;
 }
 
+LayerSums chunk_sums(const PreparedModel& pm, const StagePlan& plan, int c) {
+  if (plan.sums != nullptr) return plan.sums->chunk[static_cast<size_t>(c)];
+  return pm.range(plan.begin[static_cast<size_t>(c)], plan.begin[static_cast<size_t>(c + 1)]);
+}
+
+LayerSums rank_sums(const PreparedModel& pm, const StagePlan& plan, int rank) {
+  if (plan.sums != nullptr) return plan.sums->rank[static_cast<size_t>(rank)];
+  LayerSums s;
+  for (int k = 0; k < plan.vp; ++k) accumulate(s, chunk_sums(pm, plan, k * plan.pp + rank));
+  return s;
+}
+
+LayerSums mean_rank_sums(const PreparedModel& pm, const StagePlan& plan) {
+  if (plan.sums != nullptr) return plan.sums->mean_rank;
+  LayerSums all = pm.range(plan.begin[0], plan.begin[static_cast<size_t>(plan.virtual_stages())]);
+  accumulate(all, pm.mtp);
+  LayerSums mean;
+  accumulate(mean, all, 1.0 / plan.pp);
+  return mean;
+}
+
+StageSums stage_sums(const PreparedModel& pm, const StagePlan& plan) {
+  StageSums out;
+  if (!plan.ok) return out;
+  StagePlan bare = plan;
+  bare.sums = nullptr;
+  for (int c = 0; c < plan.virtual_stages(); ++c) out.chunk.push_back(chunk_sums(pm, bare, c));
+  for (int r = 0; r < plan.pp; ++r) out.rank.push_back(rank_sums(pm, bare, r));
+  out.mean_rank = mean_rank_sums(pm, bare);
+  return out;
+}
+
 PreparedModel prepare(const Model& m) {
   PreparedModel p;
   p.model = m;

@@ -9,6 +9,7 @@
 
 #include "recipebook/core/model.hpp"
 #include "recipebook/estimate/params.hpp"
+#include "recipebook/estimate/stages.hpp"
 
 namespace rb {
 
@@ -83,5 +84,20 @@ PreparedModel prepare(const Model& m);
 
 // Adds b into a (every field).
 void accumulate(LayerSums& a, const LayerSums& b, double scale = 1.0);
+
+// The layer sums of a stage plan for the layouts that share it (StagePlan::sums): what memory.cpp
+// and time.cpp would sum, with the same additions in the same order, so the figures are the same.
+struct StageSums {
+  std::vector<LayerSums> chunk;  // per virtual stage c: range(begin[c], begin[c + 1])
+  std::vector<LayerSums> rank;   // per pipeline rank: its chunks accumulated in chunk order
+  LayerSums mean_rank;           // every layer of the plan and the MTP, over pp (step_time_floor_s)
+};
+StageSums stage_sums(const PreparedModel& pm, const StagePlan& plan);
+
+// Virtual stage c's layers; pipeline rank r's over its chunks; the mean rank's. From plan.sums
+// when it is set.
+LayerSums chunk_sums(const PreparedModel& pm, const StagePlan& plan, int c);
+LayerSums rank_sums(const PreparedModel& pm, const StagePlan& plan, int rank);
+LayerSums mean_rank_sums(const PreparedModel& pm, const StagePlan& plan);
 
 }  // namespace rb

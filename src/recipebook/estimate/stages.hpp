@@ -13,6 +13,8 @@ namespace rb {
 inline constexpr int kMaxVirtualStages = 512;
 inline constexpr int kMaxStages = 128;  // pipeline ranks reported one by one
 
+struct StageSums;  // estimate/prepared.hpp
+
 // Layers of virtual stage c (c = chunk * pp + rank) are [begin[c], begin[c + 1]).
 struct StagePlan {
   int pp = 1;
@@ -25,6 +27,9 @@ struct StagePlan {
   int embedding_stage = 0;
   int loss_stage = 0;
   int mtp_stage = 0;
+  // Optional: the layer sums of these stages, summed once for the many layouts of one PP/VP node
+  // (search/fleet_walk.cpp); the memory and the time read them instead of summing prefix sums again.
+  const StageSums* sums = nullptr;
 
   [[nodiscard]] int rank_of(int c) const { return pp > 0 ? c % pp : 0; }
   [[nodiscard]] bool embedding_on(int rank) const { return rank_of(embedding_stage) == rank; }

@@ -75,31 +75,57 @@ double gemm_size_factor(double smallest_dim, double half_dim) {
   return smallest_dim / (smallest_dim + std::max(0.0, half_dim));
 }
 
-TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& plan) {
+namespace {
+
+// What step_time computes once per layout and GPU, before its loop over the pipeline ranks. With
+// `comm` false the TP, CP, EP and PP transfers are left out (step_time_floor_s: each is >= 0).
+struct StepTerms {
+  const TimeInputs* in = nullptr;
+  const Layout* l = nullptr;
+  const Efficiency* eff = nullptr;
+  bool comm = true;
+  Links links;
+  Groups groups;
+  double tp = 1, h = 0, tokens = 0, tok_tp = 0, passes = 3, peak = 1, peak_bf16 = 1, hbm = 1;
+  bool fp8 = false;
+  double f_dense = 1, f_expert = 1, vpad = 0, swa_ctx = 0, act_bytes = 0;
+  double rs = 0, a2a = 0, pp_send = 0, tp_hidden = 0, ep_hidden = 0, launch = 1;
+  uint32_t mods = 0;
+  double lora_total = 0, adapter_fwd_per_layer = 0;
+};
+
+StepTerms step_terms(const TimeInputs& in, const Layout& l, bool comm) {
+  StepTerms x;
+  x.in = &in;
+  x.l = &l;
+  x.comm = comm;
   const PreparedModel& pm = *in.model;
   const Hardware& hw = *in.hw;
   const Efficiency& eff = hw.eff(l.precision);
-  const int world = l.world();
-  const Links links = make_links(hw, eff, in.gpus_per_node, world);
-  const Groups groups = place_groups(l);
+  x.eff = &eff;
+  if (comm) {
+    x.links = make_links(hw, eff, in.gpus_per_node, l.world());
+    x.groups = place_groups(l);
+  }
+  const Links& links = x.links;
+  const Groups& groups = x.groups;
 
-  const double tp = l.tp;
-  const double h = pm.hidden;
-  const double tokens = static_cast<double>(l.mbs) * static_cast<double>(in.seq) / l.cp;  // per rank, before TP
-  const double tok_tp = tokens / tp;
+  const double tp = x.tp = l.tp;
+  const double h = x.h = pm.hidden;
+  const double tokens = x.tokens = static_cast<double>(l.mbs) * static_cast<double>(in.seq) / l.cp;  // per rank, before TP
+  const double tok_tp = x.tok_tp = tokens / tp;
   const bool peft = in.mode == Mode::kPeft;
-  const double passes = peft ? 2.0 : 3.0;  // forward, dgrad, wgrad (frozen weights: no wgrad)
-  const double peak = std::max(1.0, hw.peak_flops_per_s(l.precision));
-  const double peak_bf16 = std::max(1.0, hw.bf16_flops_per_s);
-  const double hbm = std::max(1.0, hw.hbm_bytes_per_s * eff.hbm);
-  const bool fp8 = l.precision != Precision::kBf16;
+  x.passes = peft ? 2.0 : 3.0;  // forward, dgrad, wgrad (frozen weights: no wgrad)
+  const double peak = x.peak = std::max(1.0, hw.peak_flops_per_s(l.precision));
+  x.peak_bf16 = std::max(1.0, hw.bf16_flops_per_s);
+  const double hbm = x.hbm = std::max(1.0, hw.hbm_bytes_per_s * eff.hbm);
+  const bool fp8 = x.fp8 = l.precision != Precision::kBf16;
 
   // GEMM size factors: dense layers by their smallest dimension (the micro-batch's tokens on this
   // rank, the hidden size, the TP-sharded width); routed experts by the
   // tokens each local expert gets (balanced routing) and the expert width.
   const double dense_width = pm.dense_ffn > 0 ? pm.dense_ffn : (pm.q_dim > 0 ? pm.q_dim : h);
-  const double f_dense = gemm_size_factor(std::min({tokens, h, dense_width / tp}), hw.gemm_half_dim);
-  double f_expert = 1.0;
+  x.f_dense = gemm_size_factor(std::min({tokens, h, dense_width / tp}), hw.gemm_half_dim);
   if (pm.experts > 0) {
     // The grouped GEMMs of one expert are (m tokens x h) by (h x width), h the expert input width
     // (a latent MoE's latent size). Two losses multiply:
@@ -110,39 +136,154 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
     const double m = tok_tp * pm.top_k * l.ep / pm.experts;
     const double m_ridge = peak * eff.gemm * gemm_operand_bytes(l.precision) / (2.0 * hbm);
     const double s = std::sqrt(pm.expert_hidden * pm.moe_ffn / std::max(1, l.etp));
-    f_expert = m / (m + m_ridge) * gemm_size_factor(s, hw.expert_half_dim);
+    x.f_expert = m / (m + m_ridge) * gemm_size_factor(s, hw.expert_half_dim);
   }
-  const double vpad = static_cast<double>(padded_vocab(pm.model.vocab, l.tp));
-  const double swa_ctx = (pm.window > 0 && pm.window < in.seq)
-                             ? pm.window - pm.window * (pm.window - 1.0) / (2.0 * static_cast<double>(in.seq))
-                             : static_cast<double>(in.seq) / 2.0;
+  x.vpad = static_cast<double>(padded_vocab(pm.model.vocab, l.tp));
+  x.swa_ctx = (pm.window > 0 && pm.window < in.seq)
+                  ? pm.window - pm.window * (pm.window - 1.0) / (2.0 * static_cast<double>(in.seq))
+                  : static_cast<double>(in.seq) / 2.0;
 
-  const double act_bytes = tokens * h * 2.0;  // one hidden-state tensor of the micro-batch on this rank
-  const double rs = reduce_scatter_s(act_bytes, groups.tp, links);
-  // EP: every routed token copy crosses once each way; DeepEP / HybridEP dispatch FP8 activations in
-  // FP8 recipes (combine stays BF16; kFp8DispatchBytesRatio); the alltoall dispatcher moves BF16 both ways.
-  const bool flex = l.dispatcher == Dispatcher::kFlexDeepep || l.dispatcher == Dispatcher::kFlexHybridep;
-  const double ep_bytes = tok_tp * pm.top_k * pm.expert_hidden * 2.0;  // a latent MoE's tokens travel at its latent size
-  const double dispatch_bytes = (flex && fp8) ? ep_bytes * kFp8DispatchBytesRatio : ep_bytes;
-  const double a2a = l.dispatcher == Dispatcher::kAllgather
-                         ? 2.0 * reduce_scatter_s(ep_bytes * l.ep / std::max(1, pm.top_k), groups.ep, links)
-                         : 0.5 * (all_to_all_s(dispatch_bytes, groups.ep, links) + all_to_all_s(ep_bytes, groups.ep, links));
-  const double pp_bytes = act_bytes / (l.sp ? tp : 1.0);
-  const double pp_send = l.pp > 1 ? p2p_s(pp_bytes, groups.pp.stride, links) : 0.0;
-  const double tp_hidden = l.tp_comm_overlap ? eff.overlap : 0.0;
-  const double ep_hidden = l.ep_a2a_overlap ? eff.overlap : 0.0;
-  const double launch = l.cuda_graph == CudaGraph::kFullIteration ? 0.0
-                        : l.cuda_graph == CudaGraph::kNone        ? 1.0
-                                                                  : kGraphLaunchFactor;
-  const uint32_t mods = l.recompute == Recompute::kSelective
-                            ? (l.recompute_modules != 0 ? l.recompute_modules : kRcDefault)
-                            : 0u;
+  const double act_bytes = x.act_bytes = tokens * h * 2.0;  // one hidden-state tensor of the micro-batch on this rank
+  if (comm) {
+    x.rs = reduce_scatter_s(act_bytes, groups.tp, links);
+    // EP: every routed token copy crosses once each way; DeepEP / HybridEP dispatch FP8 activations in
+    // FP8 recipes (combine stays BF16; kFp8DispatchBytesRatio); the alltoall dispatcher moves BF16 both ways.
+    const bool flex = l.dispatcher == Dispatcher::kFlexDeepep || l.dispatcher == Dispatcher::kFlexHybridep;
+    const double ep_bytes = tok_tp * pm.top_k * pm.expert_hidden * 2.0;  // a latent MoE's tokens travel at its latent size
+    const double dispatch_bytes = (flex && fp8) ? ep_bytes * kFp8DispatchBytesRatio : ep_bytes;
+    x.a2a = l.dispatcher == Dispatcher::kAllgather
+                ? 2.0 * reduce_scatter_s(ep_bytes * l.ep / std::max(1, pm.top_k), groups.ep, links)
+                : 0.5 * (all_to_all_s(dispatch_bytes, groups.ep, links) + all_to_all_s(ep_bytes, groups.ep, links));
+    const double pp_bytes = act_bytes / (l.sp ? tp : 1.0);
+    x.pp_send = l.pp > 1 ? p2p_s(pp_bytes, groups.pp.stride, links) : 0.0;
+  }
+  x.tp_hidden = l.tp_comm_overlap ? eff.overlap : 0.0;
+  x.ep_hidden = l.ep_a2a_overlap ? eff.overlap : 0.0;
+  x.launch = l.cuda_graph == CudaGraph::kFullIteration ? 0.0
+             : l.cuda_graph == CudaGraph::kNone        ? 1.0
+                                                       : kGraphLaunchFactor;
+  x.mods = l.recompute == Recompute::kSelective ? (l.recompute_modules != 0 ? l.recompute_modules : kRcDefault) : 0u;
 
   // LoRA adapters (rank r beside each adapted frozen matrix) are trained: their GEMMs take all three
   // passes. Spread evenly over the layers, TP-sharded like the matrices they adapt; 2 FLOPs per
   // adapter parameter and token forward (docs/model.md "Time": about 0.4% of a 70B layer's work).
-  const double lora_total = peft ? static_cast<double>(lora_params(pm.model, in.lora_rank)) : 0.0;
-  const double adapter_fwd_per_layer = pm.num_layers > 0 ? 2.0 * lora_total / pm.num_layers : 0.0;
+  x.lora_total = peft ? static_cast<double>(lora_params(pm.model, in.lora_rank)) : 0.0;
+  x.adapter_fwd_per_layer = pm.num_layers > 0 ? 2.0 * x.lora_total / pm.num_layers : 0.0;
+  return x;
+}
+
+// One micro-batch (forward + backward) on a pipeline rank whose layers sum to `s` (MTP included
+// where it sits). `last`: 1 on the rank of the output layer, else 0; `mtp`: 1 on the MTP's rank;
+// `layers`: its decoder layers; `recompute_fraction`: under full recompute, the share of them
+// recomputed. Every term is linear in (s, last, mtp, layers) or a maximum of such (convex), which
+// step_time_floor_s relies on.
+RankTime rank_time(const StepTerms& x, const LayerSums& s, double last, double mtp, double layers,
+                   double recompute_fraction) {
+  const TimeInputs& in = *x.in;
+  const Layout& l = *x.l;
+  const PreparedModel& pm = *in.model;
+  const Hardware& hw = *in.hw;
+  const Efficiency& eff = *x.eff;
+  const double tp = x.tp, h = x.h, tokens = x.tokens, tok_tp = x.tok_tp, peak = x.peak, hbm = x.hbm;
+  const double rs = x.rs, a2a = x.a2a, tp_hidden = x.tp_hidden, ep_hidden = x.ep_hidden;
+  const uint32_t mods = x.mods;
+
+  RankTime t;
+  const double dense_rate = peak * eff.gemm * x.f_dense;
+  const double gemm_fwd = tok_tp * (s.gemm_flops + mtp * pm.mtp_extra_flops) / dense_rate;
+  const double expert_fwd = tok_tp * s.expert_flops / (peak * eff.gemm * x.f_expert);
+  // The output layer runs in bf16 (outside TE's FP8 autocast), with its MTP heads.
+  const double heads = last + mtp * static_cast<double>(pm.model.mtp_layers);
+  const double head_fwd = heads > 0 ? tok_tp * 2.0 * h * x.vpad * heads /
+                                          (x.peak_bf16 * eff.gemm *
+                                           gemm_size_factor(std::min({tokens, h, x.vpad / tp}), hw.gemm_half_dim))
+                                    : 0.0;
+  const double core = s.full_core * static_cast<double>(in.seq) / 2.0 + s.swa_core * x.swa_ctx +
+                      s.fixed_core / kScanRelativeRate;
+  const double attn_fwd = tok_tp * core / (x.peak_bf16 * eff.attention);
+  // Frozen base weights (LoRA): forward and dgrad only; the adapters' own GEMMs all three passes.
+  t.gemm = x.passes * (gemm_fwd + expert_fwd + head_fwd) + 3.0 * tok_tp * x.adapter_fwd_per_layer * layers / dense_rate;
+  t.attn = kAttnPasses * attn_fwd;
+
+  // Memory-bound traffic: the elementwise kernels' (kMemTraffic*), and in each pass half the FP8
+  // casts (inputs forward, gradients backward) and the permute + unpermute of routed tokens.
+  const double act = tokens * sum_act(s, l);
+  const double mem_each_pass =
+      (x.fp8 ? 0.5 * kFp8CastTraffic * act : 0.0) + s.moe_layers * tok_tp * pm.top_k * h * 2.0 * 2.0;
+  const double mem_fwd = (kMemTrafficFwd * act + mem_each_pass) / hbm;  // what a recomputed forward moves again
+  t.mem = mem_fwd + (kMemTrafficBwd * act + mem_each_pass) / hbm;
+
+  // Recompute: full redoes the forward (and its TP/EP communication) of the recomputed layers.
+  const double tp_per_pass = s.sub_blocks * 2.0 * rs;
+  const double ep_per_pass = s.moe_layers * 2.0 * a2a;
+  if (l.recompute == Recompute::kFull) {
+    t.recompute = recompute_fraction * (gemm_fwd + expert_fwd + attn_fwd + mem_fwd +
+                                        tp_per_pass * (1.0 - tp_hidden) + ep_per_pass * (1.0 - ep_hidden));
+  } else if (mods != 0) {
+    if (mods & kRcCoreAttn) t.recompute += attn_fwd;
+    if (mods & kRcMlp) t.recompute += tok_tp * s.mlp_flops / dense_rate;
+    if (mods & kRcMoe) {
+      t.recompute += expert_fwd + tok_tp * s.shared_flops / dense_rate + ep_per_pass * (1.0 - ep_hidden);
+    } else if (mods & kRcSharedExperts) {
+      t.recompute += tok_tp * s.shared_flops / dense_rate;
+    }
+    // Recomputing an elementwise module (activation, norm, gated norm) regenerates its output: the
+    // forward's traffic (kMemTrafficFwd: read the input, write the output) of those parts again.
+    double regenerated = 0.0;
+    if (mods & kRcMoeAct) regenerated += s.act[kActMoeAct];
+    if (mods & kRcLayernorm) regenerated += s.act[kActNormOut];
+    if (mods & kRcGdnNormOut) regenerated += s.act[kActGdnNorm];
+    t.recompute += kMemTrafficFwd * tokens * regenerated / tp / hbm;
+  }
+
+  // TP/SP: per sub-block, all-gather + reduce-scatter forward and again backward (or one
+  // all-reduce each way without SP); the output layer adds one pair on the last rank.
+  const double tp_ops = l.tp > 1 ? 2.0 * tp_per_pass + last * (2.0 * rs) : 0.0;
+  t.tp = tp_ops * (1.0 - tp_hidden);
+
+  // CP: ring exchange of K/V blocks ((cp - 1) steps; backward moves K/V and dK/dV), overlapped with
+  // the attention core; GDN/Mamba layers all-to-all their projections (2 forward, 2 backward).
+  if (l.cp > 1 && x.comm) {
+    const Links& links = x.links;
+    const Groups& groups = x.groups;
+    const double ring_bytes = 3.0 * (l.cp - 1.0) * tokens * s.kv_bytes / tp;
+    // A ring that leaves the NVLink domain runs at the pace of its scale-out hops.
+    const int ring_distance = l.cp * groups.cp.stride > links.domain ? links.domain : groups.cp.stride;
+    const double ring = ring_bytes > 0 ? p2p_s(ring_bytes, ring_distance, links) : 0.0;
+    const double call_latency = ring_distance < links.domain ? links.nvlink_latency_s : links.scaleout_latency_s;
+    const double ring_calls = s.attn_layers * kCpRingCallsPerStep * (l.cp - 1.0) * call_latency;
+    const double linear = s.linear_layers * 4.0 * all_to_all_s(x.act_bytes / tp, groups.cp, links);
+    t.cp = std::max(0.0, ring + ring_calls - eff.overlap * t.attn) + linear;
+  }
+  // EP: dispatch + combine, forward and backward. With EP A2A overlap (Megatron's combined 1F1B
+  // schedule, `overlap_moe_expert_parallel_comm`) they run under the compute of the micro-batch
+  // paired with this one: `overlap` of that compute can cover them, and a share stays exposed
+  // (the warm-up and cool-down micro-batches have no partner).
+  if (l.ep > 1 || l.dispatcher == Dispatcher::kAllgather) {
+    const double ep_all = 2.0 * ep_per_pass;
+    t.ep = l.ep_a2a_overlap ? std::max(ep_all * (1.0 - kEpOverlapMaxHidden), ep_all - eff.overlap * (t.gemm + t.attn))
+                            : ep_all;
+  }
+  // PP: each chunk sends its output forward and its input gradient backward.
+  t.pp = 2.0 * l.vp * x.pp_send * (1.0 - eff.overlap);
+  t.overhead =
+      x.launch * (layers * kLaunchPerLayerS + s.attn_layers * (l.cp - 1.0) * kCpStepLaunches * kKernelLaunchS +
+                  s.moe_layers * 2.0 * kMoeSyncS);
+  return t;
+}
+
+}  // namespace
+
+TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& plan) {
+  const PreparedModel& pm = *in.model;
+  const Hardware& hw = *in.hw;
+  const StepTerms x = step_terms(in, l, true);
+  const Efficiency& eff = *x.eff;
+  const Links& links = x.links;
+  const Groups& groups = x.groups;
+  const double tp = x.tp, h = x.h, hbm = x.hbm, vpad = x.vpad, pp_send = x.pp_send, lora_total = x.lora_total;
+  const bool peft = in.mode == Mode::kPeft;
+  const bool fp8 = x.fp8;
 
   TimeBreakdown out;
   out.microbatches = in.microbatches;
@@ -151,13 +292,11 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
   for (int r = 0; r < l.pp; ++r) {
     const bool last = plan.loss_on(r);        // the output layer (rank pp - 1 unless a layout moves it)
     const bool mtp_here = plan.mtp_on(r);     // the MTP layers and their heads
-    LayerSums s;
+    LayerSums s = rank_sums(pm, plan, r);
     int layers = 0;
     double recompute_fraction = 0.0;  // full recompute: share of this rank's layers recomputed
     for (int k = 0; k < l.vp; ++k) {
-      const int c = k * l.pp + r;
-      accumulate(s, pm.range(plan.begin[static_cast<size_t>(c)], plan.begin[static_cast<size_t>(c + 1)]));
-      const int n = plan.layers_of(c);
+      const int n = plan.layers_of(k * l.pp + r);
       layers += n;
       if (l.recompute == Recompute::kFull)
         recompute_fraction += l.recompute_method == RecomputeMethod::kUniform ? n : std::min(n, l.recompute_layers);
@@ -165,85 +304,7 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
     if (mtp_here) accumulate(s, pm.mtp);
     recompute_fraction = layers > 0 ? recompute_fraction / layers : 0.0;
 
-    RankTime t;
-    const double dense_rate = peak * eff.gemm * f_dense;
-    const double gemm_fwd = tok_tp * (s.gemm_flops + (mtp_here ? pm.mtp_extra_flops : 0.0)) / dense_rate;
-    const double expert_fwd = tok_tp * s.expert_flops / (peak * eff.gemm * f_expert);
-    // The output layer runs in bf16 (outside TE's FP8 autocast), with its MTP heads.
-    const double heads = (last ? 1.0 : 0.0) + (mtp_here ? static_cast<double>(pm.model.mtp_layers) : 0.0);
-    const double head_fwd = heads > 0 ? tok_tp * 2.0 * h * vpad * heads /
-                                       (peak_bf16 * eff.gemm * gemm_size_factor(std::min({tokens, h, vpad / tp}), hw.gemm_half_dim))
-                                 : 0.0;
-    const double core = s.full_core * static_cast<double>(in.seq) / 2.0 + s.swa_core * swa_ctx +
-                        s.fixed_core / kScanRelativeRate;
-    const double attn_fwd = tok_tp * core / (peak_bf16 * eff.attention);
-    // Frozen base weights (LoRA): forward and dgrad only; the adapters' own GEMMs all three passes.
-    t.gemm = passes * (gemm_fwd + expert_fwd + head_fwd) + 3.0 * tok_tp * adapter_fwd_per_layer * layers / dense_rate;
-    t.attn = kAttnPasses * attn_fwd;
-
-    // Memory-bound traffic: the elementwise kernels' (kMemTraffic*), and in each pass half the FP8
-    // casts (inputs forward, gradients backward) and the permute + unpermute of routed tokens.
-    const double act = tokens * sum_act(s, l);
-    const double mem_each_pass =
-        (fp8 ? 0.5 * kFp8CastTraffic * act : 0.0) + s.moe_layers * tok_tp * pm.top_k * h * 2.0 * 2.0;
-    const double mem_fwd = (kMemTrafficFwd * act + mem_each_pass) / hbm;  // what a recomputed forward moves again
-    t.mem = mem_fwd + (kMemTrafficBwd * act + mem_each_pass) / hbm;
-
-    // Recompute: full redoes the forward (and its TP/EP communication) of the recomputed layers.
-    const double tp_per_pass = s.sub_blocks * 2.0 * rs;
-    const double ep_per_pass = s.moe_layers * 2.0 * a2a;
-    if (l.recompute == Recompute::kFull) {
-      t.recompute = recompute_fraction * (gemm_fwd + expert_fwd + attn_fwd + mem_fwd +
-                                          tp_per_pass * (1.0 - tp_hidden) + ep_per_pass * (1.0 - ep_hidden));
-    } else if (mods != 0) {
-      if (mods & kRcCoreAttn) t.recompute += attn_fwd;
-      if (mods & kRcMlp) t.recompute += tok_tp * s.mlp_flops / dense_rate;
-      if (mods & kRcMoe) {
-        t.recompute += expert_fwd + tok_tp * s.shared_flops / dense_rate + ep_per_pass * (1.0 - ep_hidden);
-      } else if (mods & kRcSharedExperts) {
-        t.recompute += tok_tp * s.shared_flops / dense_rate;
-      }
-      // Recomputing an elementwise module (activation, norm, gated norm) regenerates its output: the
-      // forward's traffic (kMemTrafficFwd: read the input, write the output) of those parts again.
-      double regenerated = 0.0;
-      if (mods & kRcMoeAct) regenerated += s.act[kActMoeAct];
-      if (mods & kRcLayernorm) regenerated += s.act[kActNormOut];
-      if (mods & kRcGdnNormOut) regenerated += s.act[kActGdnNorm];
-      t.recompute += kMemTrafficFwd * tokens * regenerated / tp / hbm;
-    }
-
-    // TP/SP: per sub-block, all-gather + reduce-scatter forward and again backward (or one
-    // all-reduce each way without SP); the output layer adds one pair on the last rank.
-    const double tp_ops = l.tp > 1 ? 2.0 * tp_per_pass + (last ? 2.0 * rs : 0.0) : 0.0;
-    t.tp = tp_ops * (1.0 - tp_hidden);
-
-    // CP: ring exchange of K/V blocks ((cp - 1) steps; backward moves K/V and dK/dV), overlapped with
-    // the attention core; GDN/Mamba layers all-to-all their projections (2 forward, 2 backward).
-    if (l.cp > 1) {
-      const double ring_bytes = 3.0 * (l.cp - 1.0) * tokens * s.kv_bytes / tp;
-      // A ring that leaves the NVLink domain runs at the pace of its scale-out hops.
-      const int ring_distance = l.cp * groups.cp.stride > links.domain ? links.domain : groups.cp.stride;
-      const double ring = ring_bytes > 0 ? p2p_s(ring_bytes, ring_distance, links) : 0.0;
-      const double call_latency = ring_distance < links.domain ? links.nvlink_latency_s : links.scaleout_latency_s;
-      const double ring_calls = s.attn_layers * kCpRingCallsPerStep * (l.cp - 1.0) * call_latency;
-      const double linear = s.linear_layers * 4.0 * all_to_all_s(act_bytes / tp, groups.cp, links);
-      t.cp = std::max(0.0, ring + ring_calls - eff.overlap * t.attn) + linear;
-    }
-    // EP: dispatch + combine, forward and backward. With EP A2A overlap (Megatron's combined 1F1B
-    // schedule, `overlap_moe_expert_parallel_comm`) they run under the compute of the micro-batch
-    // paired with this one: `overlap` of that compute can cover them, and a share stays exposed
-    // (the warm-up and cool-down micro-batches have no partner).
-    if (l.ep > 1 || l.dispatcher == Dispatcher::kAllgather) {
-      const double ep_all = 2.0 * ep_per_pass;
-      t.ep = l.ep_a2a_overlap ? std::max(ep_all * (1.0 - kEpOverlapMaxHidden), ep_all - eff.overlap * (t.gemm + t.attn))
-                              : ep_all;
-    }
-    // PP: each chunk sends its output forward and its input gradient backward.
-    t.pp = 2.0 * l.vp * pp_send * (1.0 - eff.overlap);
-    t.overhead =
-        launch * (layers * kLaunchPerLayerS + s.attn_layers * (l.cp - 1.0) * kCpStepLaunches * kKernelLaunchS +
-                  s.moe_layers * 2.0 * kMoeSyncS);
-
+    const RankTime t = rank_time(x, s, last ? 1.0 : 0.0, mtp_here ? 1.0 : 0.0, layers, recompute_fraction);
     const double total = t.total();
     if (total > worst_total) {
       worst_total = total;
@@ -315,6 +376,38 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
 
   out.step_time_s = out.sum();
   return out;
+}
+
+// The rank loop of step_time on the mean rank: the sums of all ranks (every decoder layer, the MTP)
+// over pp, the output layer and the MTP heads 1 / pp each. Every term of rank_time is linear or
+// convex in those, so the mean rank's time is at most the mean of the ranks' times (Jensen), which
+// is at most the slowest rank's. The transfers are left out and full recompute counts the smallest
+// share any rank recomputes: each only lowers it.
+double step_time_floor_s(const TimeInputs& in, const Layout& l, const StagePlan& plan) {
+  const PreparedModel& pm = *in.model;
+  const StepTerms x = step_terms(in, l, false);
+  const int stages = plan.virtual_stages();
+  const LayerSums mean = mean_rank_sums(pm, plan);
+  double fraction = 0.0;
+  if (l.recompute == Recompute::kFull) {
+    fraction = 1.0;
+    for (int r = 0; r < l.pp; ++r) {
+      int layers = 0, recomputed = 0;
+      for (int k = 0; k < l.vp; ++k) {
+        const int n = plan.layers_of(k * l.pp + r);
+        layers += n;
+        recomputed += l.recompute_method == RecomputeMethod::kUniform ? n : std::min(n, l.recompute_layers);
+      }
+      fraction = std::min(fraction, layers > 0 ? static_cast<double>(recomputed) / layers : 0.0);
+    }
+  }
+  const double share = 1.0 / l.pp;
+  const double layers = static_cast<double>(plan.begin[static_cast<size_t>(stages)] - plan.begin[0]) * share;
+  const double rank_s = rank_time(x, mean, share, share, layers, fraction).total();
+  const double m = std::max(1, in.microbatches);
+  const double bubble = l.pp > 1 ? (l.pp - 1.0) / l.vp : 0.0;
+  // Below step_time's figure by more than its rounding (the sums above are added in another order).
+  return ((m + bubble) * rank_s + kOptimizerFixedS) * (1.0 - 1e-9);
 }
 
 }  // namespace rb

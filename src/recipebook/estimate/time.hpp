@@ -84,6 +84,11 @@ struct TimeInputs {
 
 TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& plan);
 
+// A lower bound of step_time(in, l, plan).step_time_s at the cost of one rank's arithmetic and no
+// collective (time.cpp says why it is one), for the planner to skip a layout that cannot beat one
+// it has already found (search/fleet_walk.cpp).
+double step_time_floor_s(const TimeInputs& in, const Layout& l, const StagePlan& plan);
+
 // The host-offload terms (estimate/offload.cpp, docs/model.md "Offload"), for one step.
 struct OffloadTime {
   double optimizer_d2h_s = 0;  // gradients of the offloaded state to the host

@@ -144,9 +144,18 @@ bool exists(const PlanInputs& in, PlanRequest req, int gpus, StopAt what) {
 
 }  // namespace
 
-PlanAdvice advise(const PlanInputs& in, const PlanRequest& req, const PlanResult& result) {
+bool wants_advice(const PlanResult& result) {
+  return result.top.empty() || (result.counts.fit == 0 && result.counts.offloaded > 0);
+}
+
+PlanAdvice advise(const PlanInputs& in, const PlanRequest& asked, const PlanResult& result) {
   PlanAdvice a;
   a.rules_block_all = result.counts.rules == result.counts.seen;
+  // Everything that fits is offloaded: what would fit on the GPU alone (the relaxed searches would
+  // otherwise offload again and answer the question the plan already answered).
+  a.without_offload = !result.top.empty() && result.counts.fit == 0 && result.counts.offloaded > 0;
+  PlanRequest req = asked;
+  if (a.without_offload) req.offload = OffloadSearch::kNever;
   const Constraints& f = req.fixed;
   const int largest = *std::max_element(req.gpu_counts.begin(), req.gpu_counts.end());
   if (a.rules_block_all) {

@@ -33,9 +33,16 @@ struct PlanAdvice {
   // up to 64x the largest count).
   std::vector<Relaxation> relaxations;
   int most_gpus_tried = 0;  // the largest GPU count the "more GPUs" step searched
+  // Every layout of the result that fits needs host offload (search/offload.hpp): the relaxations
+  // are searched without offload, so they say what would fit on the GPU alone.
+  bool without_offload = false;
 };
 
-// For a result with no fitting layout. Runs further searches (each a full plan() of a relaxed
+// Whether advise() has something to say about `result`: no layout fits, or every one that fits
+// does only with host offload.
+bool wants_advice(const PlanResult& result);
+
+// For a result wants_advice() holds for. Runs further searches (each a full plan() of a relaxed
 // space), so it costs about as much as the searches it runs.
 PlanAdvice advise(const PlanInputs& in, const PlanRequest& req, const PlanResult& result);
 

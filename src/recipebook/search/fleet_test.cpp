@@ -63,6 +63,74 @@ TEST(Fleet, JoinedWalkEqualsOneSearchPerType) {
   }
 }
 
+// The joined walk skips the time of fitting layouts that cannot beat the best found at their count
+// (BestSoFar in fleet_walk.cpp); with and without that skip (plan_many never skips) the answer and
+// the counts are the same. A MoE model with pipeline and several counts, so that the floor of the
+// step time (its mean rank, the bubble) does prune.
+TEST(Fleet, SkippingLayoutsThatCannotWinChangesNothing) {
+  const Model m = test::qwen3_30b_a3b();
+  std::vector<FleetGpu> gpus = three_types();
+  std::vector<std::unique_ptr<PlanSetup>> setups;
+  std::vector<PlanInputs> in;
+  std::vector<PlanRequest> req;
+  for (const FleetGpu& g : gpus) {
+    setups.push_back(std::make_unique<PlanSetup>(m, g.hardware));
+    in.push_back(setups.back()->inputs());
+    PlanRequest r = test::request(8, 4096, 128);
+    r.gpu_counts = {8, 16};
+    r.best_only = true;
+    r.objective = Objective::kThroughput;
+    req.push_back(r);
+  }
+  for (PlanInputs& x : in) x.model = in.front().model;
+  for (int threads : {2}) {
+    JoinedWork work;
+    auto joined = plan_joined(in, req, threads, {}, &work);
+    auto separate = plan_many(in, req, 1);
+    ASSERT_TRUE(joined && separate);
+    EXPECT_GT(work.estimates_skipped, 0u) << "the premise: the floor prunes here";
+    for (size_t i = 0; i < in.size(); ++i) {
+      EXPECT_TRUE(test::same_result((*joined)[i], (*separate)[i])) << gpus[i].hardware.name << ", " << threads;
+      EXPECT_EQ((*joined)[i].counts.estimates, (*separate)[i].counts.estimates);
+      EXPECT_EQ((*joined)[i].best_per_count.size(), 2u);
+    }
+  }
+}
+
+// The floor is below the step time for every layout the search meets (a sample of them here).
+TEST(Fleet, StepTimeFloorIsBelowTheStepTime) {
+  const PreparedModel pm = prepare(test::qwen3_30b_a3b());
+  const Hardware hw = test::h100();
+  Workload w;
+  w.seq = 4096;
+  w.gbs = 256;
+  int checked = 0;
+  for (const int pp : {1, 2, 4}) {
+    for (const int vp : {1, 2}) {
+      for (const int mbs : {1, 2}) {
+        for (const Recompute rc : {Recompute::kNone, Recompute::kSelective, Recompute::kFull}) {
+          Layout l;
+          l.pp = pp;
+          l.vp = pp > 1 ? vp : 1;
+          l.tp = 2;
+          l.sp = true;
+          l.ep = 4;
+          l.dp = 32 / (l.tp * pp);
+          l.mbs = mbs;
+          l.recompute = rc;
+          const Cluster c{32, 8};
+          const Estimate e = estimate(pm, hw, w, c, l);
+          if (!e.valid) continue;
+          const LayoutMemory lm = layout_memory(pm, w, c, l, hw);
+          EXPECT_LE(e.tokens_per_s_per_gpu, tokens_per_s_per_gpu_ceiling(pm, hw, w, c, l, lm)) << pp << " " << vp;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 10);
+}
+
 TEST(Fleet, SameAnswerForAnyThreadCount) {
   const PreparedModel pm = prepare(test::llama3_8b());
   std::vector<FleetGpu> gpus = three_types();
@@ -94,6 +162,87 @@ TEST(Fleet, SameAnswerForAnyThreadCount) {
     }
     for (size_t g = 0; g < gpus.size(); ++g) EXPECT_EQ(r->counts[g].seen, first->counts[g].seen);
   }
+}
+
+Hardware with_host(Hardware hw, double host_bytes) {
+  hw.host_link_bytes_per_s = 64e9;  // PCIe Gen5 x16, one direction (catalog/hardware/h100.yaml)
+  hw.host_memory_bytes = host_bytes;
+  hw.host_memory_bytes_per_s = 614.4e9;
+  return hw;
+}
+
+// Llama-3-70B full fine-tuning on 8 H100 fits only with host offload (search/offload_test.cpp). The
+// plan across types retries such a type with offload, as plan() does, each type on its own host:
+// here the first type's node has too little host memory for any offloaded layout, the second's
+// enough. Before, the fleet never offloaded: both said "does not fit".
+TEST(Fleet, EachTypeOffloadsOnItsOwnHost) {
+  const Model m = test::llama3_70b();
+  const PreparedModel pm = prepare(m);
+  std::vector<FleetGpu> gpus{{with_host(test::h100(), 0.2e12), 0}, {with_host(test::h100(), 2e12), 0}};
+  gpus[0].hardware.name = "H100 small host";
+  for (FleetGpu& g : gpus) g.hardware.headroom_fraction = 0.05;
+  FleetRequest req;
+  req.counts.list = {8};
+  req.plan.workload.seq = 4096;
+  req.plan.workload.gbs = 32;
+  req.plan.workload.mode = Mode::kSft;
+  req.plan.workload.tokens_budget = 1e9;
+  req.objective = Objective::kTime;
+  auto r = plan_fleet(pm, gpus, req);
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->entries.size(), 2u);
+  for (size_t g = 0; g < gpus.size(); ++g) {
+    const PlanSetup alone(m, gpus[g].hardware);
+    PlanRequest p = req.plan;
+    p.gpu_counts = {8};
+    auto single = plan(alone.inputs(), p);
+    ASSERT_TRUE(single);
+    const FleetEntry& e = r->entries[g];
+    ASSERT_EQ(e.has_layout, !single->best_per_count.empty()) << gpus[g].hardware.name;
+    if (!e.has_layout) {
+      EXPECT_EQ(e.why, kFleetNoFit);
+      continue;
+    }
+    EXPECT_EQ(e.best.key, single->best_per_count.front().key);
+    EXPECT_EQ(e.best.estimate.step_time_s, single->best_per_count.front().estimate.step_time_s);
+    EXPECT_TRUE(e.best.layout.optimizer_offload_fraction > 0 || e.best.layout.offload_modules != 0);
+    EXPECT_GT(e.best.estimate.time.offload_s, 0);  // priced with its transfers
+    EXPECT_LE(e.best.estimate.memory.host_node_bytes, kHostUsableFraction * gpus[g].hardware.host_memory_bytes);
+    EXPECT_GT(r->counts[g].offloaded, 0u);
+  }
+  EXPECT_FALSE(r->entries[0].has_layout) << "the premise: 0.2 TB of host memory holds no offloaded layout";
+  EXPECT_TRUE(r->entries[1].has_layout);
+  EXPECT_EQ(r->best, 1);
+
+  // --offload never: no retry.
+  req.plan.offload = OffloadSearch::kNever;
+  auto never = plan_fleet(pm, gpus, req);
+  ASSERT_TRUE(never);
+  for (const FleetEntry& e : never->entries) EXPECT_EQ(e.why, kFleetNoFit);
+}
+
+// The memory of a layout, computed once for all types, takes each type's host memory and node.
+TEST(Fleet, SharedMemoryTakesEachTypesHost) {
+  const PreparedModel pm = prepare(test::llama3_70b());
+  const Hardware small = with_host(test::h100(), 0.2e12);
+  const Hardware big = with_host(test::h100(), 2e12);
+  Workload w;
+  w.seq = 4096;
+  w.gbs = 32;
+  w.mode = Mode::kSft;
+  Layout l;
+  l.tp = 8;
+  l.sp = true;
+  l.optimizer_offload_fraction = 1.0;
+  const Cluster c{8, 8};
+  const LayoutMemory lm = layout_memory(pm, w, c, l, small);
+  const Estimate joined = estimate(pm, big, w, c, l, lm);
+  const Estimate alone = estimate(pm, big, w, c, l);
+  EXPECT_GT(alone.memory.host_gpu_bytes, 0);
+  EXPECT_EQ(joined.memory.host_capacity_bytes, alone.memory.host_capacity_bytes);
+  EXPECT_EQ(joined.memory.host_node_bytes, alone.memory.host_node_bytes);
+  EXPECT_EQ(joined.memory.host_fits, alone.memory.host_fits);
+  EXPECT_EQ(joined.fits(), alone.fits());
 }
 
 TEST(Fleet, FiguresAreConsistent) {

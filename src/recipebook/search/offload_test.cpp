@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "recipebook/search/advice.hpp"
+
 #include "recipebook/estimate/test_hardware.hpp"
 #include "recipebook/estimate/test_models.hpp"
 #include "recipebook/search/test_plan.hpp"
@@ -62,6 +64,33 @@ TEST(PlanOffload, AFullFineTuneThatDoesNotFitGetsAnOffloadedLayout) {
   auto none = plan(tiny.inputs(), req);
   ASSERT_TRUE(none.has_value());
   for (const Candidate& c : none->top) EXPECT_LE(c.estimate.memory.host_node_bytes, kHostUsableFraction * 0.2e12);
+}
+
+// When every layout that fits needs host offload, plan still says what would fit on the GPU alone
+// (the advice an infeasible plan gets, searched with offload off). Before, a plan with offloaded
+// layouts got no advice, and a relaxed search would have offloaded again.
+TEST(PlanOffload, AdviceSaysWhatFitsWithoutOffload) {
+  PlanRequest req = request(8, 4096, 32);
+  req.workload.mode = Mode::kSft;
+  const PlanSetup s(test::llama3_70b(), h100_with_host());
+  auto r = plan(s.inputs(), req);
+  ASSERT_TRUE(r.has_value());
+  ASSERT_FALSE(r->top.empty());
+  ASSERT_EQ(r->counts.fit, 0u) << "the premise: everything that fits is offloaded";
+  ASSERT_TRUE(wants_advice(*r));
+  const PlanAdvice a = advise(s.inputs(), req, *r);
+  EXPECT_TRUE(a.without_offload);
+  ASSERT_FALSE(a.relaxations.empty());
+  const Relaxation& more = a.relaxations.back();
+  EXPECT_NE(more.change.find("GPUs"), std::string::npos) << more.change;
+  ASSERT_TRUE(more.best.has_value());
+  EXPECT_FALSE(offloaded(more.best->layout));
+  EXPECT_GT(more.best->gpus, 8);
+  // A plan that fits without offload wants no advice.
+  const PlanSetup small(test::llama3_8b(), h100_with_host());
+  auto fits = plan(small.inputs(), request(8, 4096, 64));
+  ASSERT_TRUE(fits.has_value());
+  EXPECT_FALSE(wants_advice(*fits));
 }
 
 // A plan that fits without offload is the same whether the node has host figures or not, even
