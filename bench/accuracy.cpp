@@ -28,6 +28,7 @@
 #include "recipebook/catalog/measured_points.hpp"
 #include "recipebook/estimate/calibrate.hpp"
 #include "recipebook/estimate/estimate.hpp"
+#include "recipebook/estimate/microbench.hpp"
 #include "recipebook/estimate/prepared.hpp"
 #include "stale_catalog.hpp"
 #include "vtrain_a100.hpp"
@@ -207,6 +208,27 @@ void predict_held_out(std::vector<Row>& rows, Group group, const char* what) {
     }
   }
   std::printf("\n\n");
+}
+
+// What each GPU's published microbenchmarks give the fit (estimate/microbench.hpp): the GEMM curve's
+// asymptote and half-point per precision, the links' ring prior and bound.
+void print_priors(const Catalog& cat) {
+  std::printf("priors from published microbenchmarks (catalog `microbenchmarks:`)\n");
+  for (const HardwareEntry& e : cat.hardware()) {
+    const Hardware& hw = e.hardware;
+    if (hw.microbenchmarks.empty()) continue;
+    std::printf("  %-6s gemm/ep/collective figures %zu/%zu/%zu:", hw.name.c_str(), hw.microbenchmarks.gemm.size(),
+                hw.microbenchmarks.ep.size(), hw.microbenchmarks.collectives.size());
+    for (Precision p : {Precision::kBf16, Precision::kFp8Cs}) {
+      if (auto c = fit_gemm_curve(hw, p))
+        std::printf(" %s gemm %.3f half %.0f;", std::string(precision_name(p)).c_str(), c->asymptote, c->half_dim);
+    }
+    const EfficiencyPrior pr = efficiency_prior(hw, Precision::kBf16);
+    if (pr.nvlink_max) std::printf(" nvlink ring %s (max %.3f);", pr.nvlink ? std::to_string(*pr.nvlink).substr(0, 5).c_str() : "none", *pr.nvlink_max);
+    if (pr.scaleout_max) std::printf(" scaleout ring %s (max %.3f);", pr.scaleout ? std::to_string(*pr.scaleout).substr(0, 5).c_str() : "none", *pr.scaleout_max);
+    std::printf("\n");
+  }
+  std::printf("\n");
 }
 
 double mape(const std::vector<Row>& rows) {
@@ -395,6 +417,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "catalog: %s\n", cat.error().str().c_str());
     return 1;
   }
+  print_priors(*cat);
   // Neutral starting efficiencies: the catalog's own are fitted on every row, held-out ones included.
   MeasuredPoints measured = measured_points(*cat, /*neutral_efficiency=*/true);
   auto& prepared = measured.models;
