@@ -16,6 +16,10 @@ struct Links {
   int domain = 8;  // GPUs per NVLink domain (72 on NVL72; the node otherwise)
   double nvlink_latency_s = 0;
   double scaleout_latency_s = 0;
+  // What DeepEP / HybridEP kernels reach (ep_dedup_s): the links above, capped by the best dispatch /
+  // combine rate the GPU's published EP figures show (estimate/microbench.hpp: ep_fractions).
+  double ep_nvlink_bytes_per_s = 0;
+  double ep_scaleout_bytes_per_s = 0;
 };
 
 Links make_links(const Hardware& hw, const Efficiency& eff, int cluster_gpus_per_node, int world);
@@ -40,6 +44,15 @@ inline double all_reduce_s(double bytes, const Group& grp, const Links& links) {
 // All-to-all where each rank sends `bytes` in total, spread evenly over the group (itself included):
 // the NVLink and scale-out parts run at the same time, the slower one sets the time.
 double all_to_all_s(double bytes, const Group& grp, const Links& links);
+
+// DeepEP / HybridEP dispatch or combine (Megatron's flex dispatcher) of `token_bytes` (one copy of
+// the rank's tokens) routed to `top_k` experts spread evenly over the group: node-level
+// deduplication sends each token once to every other NVLink domain holding one of its experts,
+// (g-1)(1 - (1 - 1/g)^top_k) domains on average under uniform routing over g domains, and that
+// domain's receiving GPU forwards it over NVLink, so each copy for another GPU crosses NVLink once:
+// top_k (k-1)/k copies per token. Both run at once (DeepEP's normal kernels; README "NVLink and RDMA
+// forwarding"); the slower sets the time.
+double ep_dedup_s(double token_bytes, int top_k, const Group& grp, const Links& links);
 
 // Point-to-point send of `bytes` to a rank `distance` ranks away.
 double p2p_s(double bytes, int distance, const Links& links);
