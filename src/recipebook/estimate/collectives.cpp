@@ -45,10 +45,15 @@ Span group_span(const Group& grp, int domain) {
 double reduce_scatter_s(double bytes, const Group& grp, const Links& links) {
   if (grp.size <= 1 || bytes <= 0) return 0.0;
   const Span s = group_span(grp, links.domain);
-  double t = 0.0;
-  if (s.k > 1) t += links.nvlink_latency_s + (s.k - 1.0) / s.k * bytes / links.nvlink_bytes_per_s;
-  if (s.g > 1) t += links.scaleout_latency_s + (s.g - 1.0) / s.g * (bytes / s.k) / links.scaleout_bytes_per_s;
-  return t;
+  const double n = grp.size;
+  // NCCL's rings: each rank sends (n-1)/n x bytes in all. Over g > 1 domains k rings each leave a
+  // domain through a different member's NIC, so a rank sends 1/k of its share over its NIC and the
+  // rest over NVLink; all hops of a ring run at once, so the slower link sets the time.
+  const double share = (n - 1.0) / n * bytes;
+  if (s.g <= 1) return links.nvlink_latency_s + share / links.nvlink_bytes_per_s;
+  const double nvl = s.k > 1 ? share * (s.k - 1.0) / s.k / links.nvlink_bytes_per_s : 0.0;
+  const double nic = share / s.k / links.scaleout_bytes_per_s;
+  return (s.k > 1 ? links.nvlink_latency_s : 0.0) + links.scaleout_latency_s + std::max(nvl, nic);
 }
 
 double all_to_all_s(double bytes, const Group& grp, const Links& links) {

@@ -1,7 +1,8 @@
 // Collective communication times, alpha-beta models per tier (Calculon, SC'23: t = latency +
 // size x scalar x (1 + offset / n) / (bw x eff); REFERENCES.md F), two tiers: the NVLink domain and
 // scale-out. A group whose span fits in one NVLink domain runs at NVLink bandwidth; a larger one
-// runs hierarchically: the part inside a domain over NVLink, the rest over the scale-out NICs.
+// uses both: the NVLink hops and the NIC hops at once (docs/model.md "Time"). Each term is checked
+// against published nccl-tests and DeepEP figures (catalog/microbench_check_test.cpp).
 #pragma once
 
 #include "recipebook/core/hardware.hpp"
@@ -31,8 +32,11 @@ struct Span {
 };
 Span group_span(const Group& grp, int domain);
 
-// Reduce-scatter or all-gather of `bytes` (the full, unsharded buffer) over the group:
-// (k-1)/k x bytes over NVLink, then (g-1)/g x bytes/k over scale-out.
+// Reduce-scatter or all-gather of `bytes` (the full, unsharded buffer) over the group, as NCCL's
+// rings run it: (n-1)/n x bytes per rank, within one domain all over NVLink; over g > 1 domains 1/k
+// of it over the rank's NIC and (k-1)/k over NVLink at the same time, the slower link setting the
+// time. (It summed a (k-1)/k NVLink phase and a (g-1)/g scale-out phase; nccl-tests on 4 x 8 H100
+// show a 320 GB/s busBw where that gave 241: microbench_check_test.cpp.)
 double reduce_scatter_s(double bytes, const Group& grp, const Links& links);
 inline double all_gather_s(double bytes, const Group& grp, const Links& links) {
   return reduce_scatter_s(bytes, grp, links);

@@ -11,6 +11,7 @@
 //   largest figure of any algorithm, at most 1.
 // - Scale-out: a ring across nodes is bounded by the node's NICs, so its busBw / (GPUs per node x
 //   the per-GPU NIC bandwidth); prior and bound as for NVLink.
+// - Without a ring figure on a link, the prior is the best DeepEP / HybridEP rate on it (ep_fractions).
 // DeepEP / HybridEP figures cap the rates of the flex dispatcher's terms (ep_fractions, collectives.hpp
 // ep_dedup_s); microbench_check_test.cpp checks every term against the figures.
 #pragma once
