@@ -7,7 +7,7 @@
 // time parts; every card row that trains on a dataset (predicted, never fitted); and whether every
 // measured layout is predicted to fit in memory. Figures go to BENCHMARKS.md.
 //   cmake --preset release -B build/rel && cmake --build build/rel --target bench_accuracy
-//   build/rel/bench/bench_accuracy [--verbose] [--fixed-curves]
+//   build/rel/bench/bench_accuracy [--verbose] [--fixed-curves] [--microbench-curves]
 //   (the GEMM size half-points are chosen inside each fold; --fixed-curves keeps Hardware's defaults in
 //   every fold, ~9x faster. The last section predicts vTrain's A100 rows, bench/vtrain_a100.hpp.)
 //   build/rel/bench/bench_accuracy --floor bench/accuracy_floor.txt   (exit 1 when a figure is worse
@@ -161,10 +161,15 @@ struct Curves {
 constexpr double kGemmHalfGrid[] = {512, 1024, 2048};
 constexpr double kExpertHalfGrid[] = {2048, 4096, 8192};
 bool g_fixed_curves = false;  // --fixed-curves: the defaults in every fold (the figure before the fold-wise choice)
+// --microbench-curves: a GPU whose published GEMM figures give a curve (estimate/microbench.hpp) takes
+// its BF16 half-point as the dense half-point instead of the fold's (an A/B, BENCHMARKS.md).
+bool g_microbench_curves = false;
 
 void set_curves(Hardware& hw, const Curves& c) {
   hw.gemm_half_dim = c.gemm_half_dim;
   hw.expert_half_dim = c.expert_half_dim;
+  if (g_microbench_curves)
+    if (auto curve = fit_gemm_curve(hw, Precision::kBf16)) hw.gemm_half_dim = curve->half_dim;
 }
 
 // Calibrates on `train` with each grid point's curves; returns the best one and its fit.
@@ -409,6 +414,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--floor") == 0 && i + 1 < argc) floor = argv[++i];
     if (std::strcmp(argv[i], "--fixed-curves") == 0) g_fixed_curves = true;
+    if (std::strcmp(argv[i], "--microbench-curves") == 0) g_microbench_curves = true;
     if (std::strcmp(argv[i], "--verbose") == 0) verbose_flag = true;
   }
   rb::bench::warn_if_stale_catalog();

@@ -27,11 +27,11 @@ std::optional<GemmCurve> fit_curve(const std::vector<ShapePoint>& pts) {
   for (const ShapePoint& q : pts) distinct = distinct || q.n != pts.front().n;
   if (pts.size() < 2 || !distinct) return std::nullopt;
   // For a half-point h the best log-asymptote is the mean of log(frac) - log(n / (n + h)); scan h
-  // on a fine log grid (16 .. 16384) and keep the least squares.
+  // on a fine log grid (16 .. 16384, 0.2% steps) and keep the least squares.
   GemmCurve best;
   double best_ss = 1e300;
-  for (int i = 0; i <= 400; ++i) {
-    const double h = 16.0 * std::pow(1024.0, i / 400.0);
+  for (int i = 0; i <= 4000; ++i) {
+    const double h = 16.0 * std::pow(1024.0, i / 4000.0);
     double mean = 0;
     for (const ShapePoint& q : pts) mean += std::log(q.frac) - std::log(q.n / (q.n + h));
     mean /= static_cast<double>(pts.size());
