@@ -7,7 +7,7 @@
 // time parts; every card row that trains on a dataset (predicted, never fitted); and whether every
 // measured layout is predicted to fit in memory. Figures go to BENCHMARKS.md.
 //   cmake --preset release -B build/rel && cmake --build build/rel --target bench_accuracy
-//   build/rel/bench/bench_accuracy [--verbose] [--fixed-curves]
+//   build/rel/bench/bench_accuracy [--verbose] [--fixed-curves] [--microbench-curves]
 //   (the GEMM size half-points are chosen inside each fold; --fixed-curves keeps Hardware's defaults in
 //   every fold, ~9x faster. The last section predicts vTrain's A100 rows, bench/vtrain_a100.hpp.)
 //   build/rel/bench/bench_accuracy --floor bench/accuracy_floor.txt   (exit 1 when a figure is worse
@@ -28,6 +28,7 @@
 #include "recipebook/catalog/measured_points.hpp"
 #include "recipebook/estimate/calibrate.hpp"
 #include "recipebook/estimate/estimate.hpp"
+#include "recipebook/estimate/microbench.hpp"
 #include "recipebook/estimate/prepared.hpp"
 #include "stale_catalog.hpp"
 #include "vtrain_a100.hpp"
@@ -160,10 +161,15 @@ struct Curves {
 constexpr double kGemmHalfGrid[] = {512, 1024, 2048};
 constexpr double kExpertHalfGrid[] = {2048, 4096, 8192};
 bool g_fixed_curves = false;  // --fixed-curves: the defaults in every fold (the figure before the fold-wise choice)
+// --microbench-curves: a GPU whose published GEMM figures give a curve (estimate/microbench.hpp) takes
+// its BF16 half-point as the dense half-point instead of the fold's (an A/B, BENCHMARKS.md).
+bool g_microbench_curves = false;
 
 void set_curves(Hardware& hw, const Curves& c) {
   hw.gemm_half_dim = c.gemm_half_dim;
   hw.expert_half_dim = c.expert_half_dim;
+  if (g_microbench_curves)
+    if (auto curve = fit_gemm_curve(hw, Precision::kBf16)) hw.gemm_half_dim = curve->half_dim;
 }
 
 // Calibrates on `train` with each grid point's curves; returns the best one and its fit.
@@ -207,6 +213,27 @@ void predict_held_out(std::vector<Row>& rows, Group group, const char* what) {
     }
   }
   std::printf("\n\n");
+}
+
+// What each GPU's published microbenchmarks give the fit (estimate/microbench.hpp): the GEMM curve's
+// asymptote and half-point per precision, the links' ring prior and bound.
+void print_priors(const Catalog& cat) {
+  std::printf("priors from published microbenchmarks (catalog `microbenchmarks:`)\n");
+  for (const HardwareEntry& e : cat.hardware()) {
+    const Hardware& hw = e.hardware;
+    if (hw.microbenchmarks.empty()) continue;
+    std::printf("  %-6s gemm/ep/collective figures %zu/%zu/%zu:", hw.name.c_str(), hw.microbenchmarks.gemm.size(),
+                hw.microbenchmarks.ep.size(), hw.microbenchmarks.collectives.size());
+    for (Precision p : {Precision::kBf16, Precision::kFp8Cs}) {
+      if (auto c = fit_gemm_curve(hw, p))
+        std::printf(" %s gemm %.3f half %.0f;", std::string(precision_name(p)).c_str(), c->asymptote, c->half_dim);
+    }
+    const EfficiencyPrior pr = efficiency_prior(hw, Precision::kBf16);
+    if (pr.nvlink_max) std::printf(" nvlink ring %s (max %.3f);", pr.nvlink ? std::to_string(*pr.nvlink).substr(0, 5).c_str() : "none", *pr.nvlink_max);
+    if (pr.scaleout_max) std::printf(" scaleout ring %s (max %.3f);", pr.scaleout ? std::to_string(*pr.scaleout).substr(0, 5).c_str() : "none", *pr.scaleout_max);
+    std::printf("\n");
+  }
+  std::printf("\n");
 }
 
 double mape(const std::vector<Row>& rows) {
@@ -387,6 +414,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--floor") == 0 && i + 1 < argc) floor = argv[++i];
     if (std::strcmp(argv[i], "--fixed-curves") == 0) g_fixed_curves = true;
+    if (std::strcmp(argv[i], "--microbench-curves") == 0) g_microbench_curves = true;
     if (std::strcmp(argv[i], "--verbose") == 0) verbose_flag = true;
   }
   rb::bench::warn_if_stale_catalog();
@@ -395,6 +423,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "catalog: %s\n", cat.error().str().c_str());
     return 1;
   }
+  print_priors(*cat);
   // Neutral starting efficiencies: the catalog's own are fitted on every row, held-out ones included.
   MeasuredPoints measured = measured_points(*cat, /*neutral_efficiency=*/true);
   auto& prepared = measured.models;

@@ -14,7 +14,7 @@ To add a model architecture: add its row to models.csv (or a stub alias to STUB_
 structured facts to ARCH_EXTRA below, with the public source in `source`.
 
 This script writes records and never reads one back (only the first lines of an existing file, for
-GENERATED_MARK, and a hardware file's fitted `efficiency:` block, kept as text). The check is the
+GENERATED_MARK, and a hardware file's fitted `efficiency:` and curated `microbenchmarks:` blocks, kept as text). The check is the
 C++ one (`check` below): rebuilding recipebook loads the embedded catalog with the project's loader
 and schema validator (a catalog error fails the build), then `recipebook check --builtin` checks
 every record. Python standard library only. The writer types plain scalars by the YAML 1.2 core
@@ -1412,6 +1412,36 @@ def keep_fitted_efficiency(old, new):
     return "".join(lines[:nb[1]]) + ob[0] + "".join(lines[nb[2]:])
 
 
+MICROBENCH_KEY = "microbenchmarks:"
+
+
+def _top_block(text, key):
+    """The top-level block starting with `key` (to the next top-level key): (text, start, end) or None."""
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if line.startswith(key):
+            j = i + 1
+            while j < len(lines) and (lines[j].startswith(" ") or not lines[j].strip()):
+                j += 1
+            return "".join(lines[i:j]), i, j
+    return None
+
+
+def keep_microbenchmarks(old, new):
+    """A regenerated hardware file keeps its hand-curated `microbenchmarks:` block (published figures
+    with sources, docs/model.md "Hardware"), before `efficiency:`; a neutral (unfitted) efficiency
+    block is then dropped, so that the loader derives the efficiencies from the microbenchmarks."""
+    ob = _top_block(old, MICROBENCH_KEY)
+    if not ob:
+        return new
+    lines = new.splitlines(keepends=True)
+    nb = _efficiency_block(new)
+    if not nb:
+        return new + ob[0]
+    eff = nb[0] if FITTED_MARK in nb[0] else ""
+    return "".join(lines[:nb[1]]) + ob[0] + eff + "".join(lines[nb[2]:])
+
+
 def write_all(root, files):
     """Write {relative path: text}; remove stale generated files; never touch hand-written ones."""
     written = 0
@@ -1426,7 +1456,7 @@ def write_all(root, files):
         if os.path.exists(path):
             with open(path, encoding="utf-8") as f:
                 old = f.read()
-            text = keep_fitted_efficiency(old, text)
+            text = keep_microbenchmarks(old, keep_fitted_efficiency(old, text))
         if old != text:
             with open(path, "w", encoding="utf-8", newline="\n") as f:
                 f.write(text)

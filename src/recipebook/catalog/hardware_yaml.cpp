@@ -3,6 +3,7 @@
 #include <array>
 
 #include "recipebook/catalog/yaml_read.hpp"
+#include "recipebook/estimate/microbench.hpp"
 
 namespace rb {
 namespace {
@@ -54,6 +55,98 @@ PartialEfficiency read_efficiency(YamlReader& r, const YNode& m, const std::stri
   return out;
 }
 
+// The items of one `microbenchmarks.<kind>` list: maps, each read by `one(item, path)`.
+template <typename F>
+void read_items(YamlReader& r, const YNode& mb, const char* kind, F one) {
+  const YNode* list = nullptr;
+  for (const auto& [k, v] : mb.map)
+    if (k.text == kind) list = &v;
+  if (list == nullptr || list->is_null()) return;
+  if (!list->is_seq()) {
+    r.error(*list, std::string("`microbenchmarks.") + kind + "` must be a list, found " + list->type_name());
+    return;
+  }
+  for (size_t i = 0; i < list->seq.size(); ++i) {
+    const YNode& item = list->seq[i];
+    const std::string path = std::string("microbenchmarks.") + kind + "[" + std::to_string(i) + "]";
+    if (!item.is_map()) {
+      r.error(item, "`" + path + "` must be a map, found " + item.type_name());
+      continue;
+    }
+    one(item, path);
+  }
+}
+
+Fabric read_fabric(YamlReader& r, const YNode& item, const std::string& path) {
+  const std::string f = r.string(&item, "fabric", path).value_or("nvlink");
+  if (f != "nvlink" && f != "scaleout") r.error(item, "`" + path + ".fabric` must be nvlink or scaleout, found " + f);
+  return f == "scaleout" ? Fabric::kScaleout : Fabric::kNvlink;
+}
+
+void read_microbenchmarks(YamlReader& r, const YNode& mb, Hardware& hw) {
+  Microbenchmarks& out = hw.microbenchmarks;
+  read_items(r, mb, "gemm", [&](const YNode& item, const std::string& path) {
+    GemmFigure f;
+    const std::string prec = r.string(&item, "precision", path).value_or("bf16");
+    if (auto p = parse_precision(prec))
+      f.precision = *p;
+    else
+      r.error(item, "unknown precision '" + prec + "' in `" + path + "`");
+    f.m = r.number(&item, "m", path).value_or(0);
+    f.n = r.number(&item, "n", path).value_or(0);
+    f.k = r.number(&item, "k", path).value_or(0);
+    f.flops_per_s = r.quantity(&item, "throughput", path, UnitKind::kFlopsPerSecond).value_or(0);
+    f.library = r.string(&item, "library", path).value_or("");
+    f.date = r.string(&item, "date", path, true).value_or("");
+    f.source = r.string(&item, "source", path).value_or("");
+    if (!(f.m > 0 && f.n > 0 && f.k > 0 && f.flops_per_s > 0))
+      r.error(item, "`" + path + "` needs m, n, k and throughput");
+    out.gemm.push_back(std::move(f));
+  });
+  read_items(r, mb, "collectives", [&](const YNode& item, const std::string& path) {
+    CollectiveFigure f;
+    const std::string op = r.string(&item, "op", path).value_or("");
+    if (op == "all_reduce")
+      f.op = CollectiveOp::kAllReduce;
+    else if (op == "all_gather")
+      f.op = CollectiveOp::kAllGather;
+    else if (op == "reduce_scatter")
+      f.op = CollectiveOp::kReduceScatter;
+    else
+      r.error(item, "`" + path + ".op` must be all_reduce, all_gather or reduce_scatter, found '" + op + "'");
+    f.fabric = read_fabric(r, item, path);
+    f.gpus = r.int32(&item, "gpus", path, 2).value_or(0);
+    f.gpus_per_node = r.int32(&item, "gpus_per_node", path, 1).value_or(hw.gpus_per_node);
+    f.message_bytes = r.quantity(&item, "message", path, UnitKind::kBytes).value_or(0);
+    f.bus_bytes_per_s = r.quantity(&item, "busbw", path, UnitKind::kBytesPerSecond).value_or(0);
+    f.nvls = r.boolean(&item, "nvls", path).value_or(false);
+    f.date = r.string(&item, "date", path, true).value_or("");
+    f.source = r.string(&item, "source", path).value_or("");
+    if (!(f.gpus > 1 && f.bus_bytes_per_s > 0)) r.error(item, "`" + path + "` needs gpus and busbw");
+    out.collectives.push_back(std::move(f));
+  });
+  read_items(r, mb, "ep", [&](const YNode& item, const std::string& path) {
+    EpFigure f;
+    f.library = r.string(&item, "library", path).value_or("");
+    const std::string op = r.string(&item, "op", path).value_or("");
+    if (op != "dispatch" && op != "combine")
+      r.error(item, "`" + path + ".op` must be dispatch or combine, found '" + op + "'");
+    f.combine = op == "combine";
+    f.fabric = read_fabric(r, item, path);
+    f.ep = r.int32(&item, "ep", path, 2).value_or(0);
+    f.gpus_per_node = r.int32(&item, "gpus_per_node", path, 1).value_or(hw.gpus_per_node);
+    f.tokens = r.number(&item, "tokens", path).value_or(0);
+    f.hidden = r.number(&item, "hidden", path).value_or(0);
+    f.top_k = r.int32(&item, "top_k", path, 1).value_or(0);
+    f.fp8 = r.boolean(&item, "fp8", path).value_or(false);
+    f.bytes_per_s = r.quantity(&item, "bandwidth", path, UnitKind::kBytesPerSecond).value_or(0);
+    f.date = r.string(&item, "date", path, true).value_or("");
+    f.source = r.string(&item, "source", path).value_or("");
+    if (!(f.ep > 1 && f.bytes_per_s > 0)) r.error(item, "`" + path + "` needs ep and bandwidth");
+    out.ep.push_back(std::move(f));
+  });
+}
+
 void read_efficiencies(YamlReader& r, const YNode* eff, Hardware& hw) {
   std::array<std::optional<PartialEfficiency>, kNumPrecisions> given;
   if (eff != nullptr) {
@@ -74,7 +167,8 @@ void read_efficiencies(YamlReader& r, const YNode* eff, Hardware& hw) {
   }
   const auto& bf16 = given[static_cast<size_t>(Precision::kBf16)];
   for (size_t p = 0; p < given.size(); ++p) {
-    Efficiency e;  // the defaults
+    // What neither this precision nor bf16 gives comes from the GPU's microbenchmarks, else the defaults.
+    Efficiency e = prior_efficiency(hw, static_cast<Precision>(p));
     for (size_t i = 0; i < kEffKeys.size(); ++i) {
       if (given[p] && given[p]->v[i])
         eff_field(e, i) = *given[p]->v[i];
@@ -137,6 +231,7 @@ std::optional<Hardware> hardware_from_yaml(const YNode& doc, Diagnostics& diags)
     hw.price_date = r.string(price, "date", "price", true).value_or("");
     hw.price_source = r.string(price, "source", "price").value_or("");
   }
+  if (const YNode* mb = r.map(&doc, "microbenchmarks", "")) read_microbenchmarks(r, *mb, hw);
   read_efficiencies(r, r.map(&doc, "efficiency", ""), hw);
   if (r.failed()) return std::nullopt;
   return hw;

@@ -4,7 +4,11 @@
 //
 // Efficiency: `efficiency.<precision>` (bf16, fp8_cs, fp8_ds, fp8_blockwise, mxfp8, nvfp4 and the
 // spellings parse_precision accepts); each parameter a precision leaves out comes from bf16's entry,
-// and what bf16 leaves out from the Efficiency{} defaults.
+// and what bf16 leaves out from the GPU's `microbenchmarks:` (estimate/microbench.hpp: prior_efficiency),
+// else the Efficiency{} defaults.
+//
+// Microbenchmarks: `microbenchmarks.{gemm, collectives, ep}`, lists of published figures with their
+// date and source (docs/catalog-format.md); read into Hardware::microbenchmarks.
 //
 // Rule id: RB-HW-VALUE  a value the converter cannot use (wrong type, a quantity without a unit or with
 //                       the wrong unit, an unknown precision under `efficiency`, an efficiency outside (0,

@@ -131,3 +131,55 @@ efficiency:
 
 }  // namespace
 }  // namespace rb
+
+namespace rb {
+namespace {
+
+constexpr const char* kMicrobenchGpu = R"(
+name: h100
+source: test
+memory: 80 GiB
+hbm_bandwidth: 3.35 TB/s
+peak: {bf16: 1000 TFLOP/s, fp8: 2000 TFLOP/s}
+node: {gpus: 8, nvlink_domain: 8, nvlink_bandwidth: 450 GB/s, scaleout_bandwidth: 50 GB/s}
+microbenchmarks:
+  gemm:
+    - {precision: bf16, m: 256, n: 8192, k: 8192, throughput: 500 TFLOP/s, date: 2026-01-01, source: a}
+    - {precision: bf16, m: 1024, n: 8192, k: 8192, throughput: 640 TFLOP/s, date: 2026-01-01, source: a}
+    - {precision: bf16, m: 4096, n: 8192, k: 8192, throughput: 700 TFLOP/s, date: 2026-01-01, source: a}
+  collectives:
+    - {op: reduce_scatter, fabric: nvlink, gpus: 8, message: 8 GB, busbw: 360 GB/s, nvls: false, date: 2026-01-01, source: b}
+  ep:
+    - {library: DeepEP, op: dispatch, fabric: scaleout, ep: 16, tokens: 4096, hidden: 7168, top_k: 8, fp8: true, bandwidth: 43 GB/s, date: 2026-01-01, source: c}
+)";
+
+// The block is read into Hardware::microbenchmarks; without an `efficiency:` entry the GPU's
+// efficiencies are its microbenchmarks' priors, not the flat defaults.
+TEST(HardwareYaml, MicrobenchmarksAreReadAndSetTheMissingEfficiencies) {
+  Diagnostics ds;
+  const auto hw = convert(kMicrobenchGpu, ds);
+  ASSERT_TRUE(hw) << all(ds);
+  ASSERT_EQ(hw->microbenchmarks.gemm.size(), 3u);
+  EXPECT_DOUBLE_EQ(hw->microbenchmarks.gemm[2].flops_per_s, 700e12);
+  ASSERT_EQ(hw->microbenchmarks.collectives.size(), 1u);
+  EXPECT_EQ(hw->microbenchmarks.collectives[0].op, CollectiveOp::kReduceScatter);
+  EXPECT_DOUBLE_EQ(hw->microbenchmarks.collectives[0].message_bytes, 8e9);
+  ASSERT_EQ(hw->microbenchmarks.ep.size(), 1u);
+  EXPECT_EQ(hw->microbenchmarks.ep[0].fabric, Fabric::kScaleout);
+  EXPECT_EQ(hw->microbenchmarks.ep[0].gpus_per_node, 8);  // the node's, when not given
+  EXPECT_NEAR(hw->eff(Precision::kBf16).nvlink, 360.0 / 450.0, 1e-9);
+  EXPECT_NEAR(hw->eff(Precision::kBf16).scaleout, 43.0 / 50.0, 1e-9);
+  EXPECT_GT(hw->eff(Precision::kBf16).gemm, 0.7);
+  EXPECT_DOUBLE_EQ(hw->eff(Precision::kBf16).attention, Efficiency{}.attention);
+}
+
+TEST(HardwareYaml, AMicrobenchmarkWithAnUnknownOpIsAnError) {
+  std::string text = kMicrobenchGpu;
+  text.replace(text.find("op: reduce_scatter"), 18, "op: broadcast");
+  Diagnostics ds;
+  EXPECT_FALSE(convert(text, ds));
+  EXPECT_THAT(all(ds), HasSubstr("microbenchmarks.collectives[0].op"));
+}
+
+}  // namespace
+}  // namespace rb

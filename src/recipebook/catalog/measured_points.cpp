@@ -1,6 +1,7 @@
 #include "recipebook/catalog/measured_points.hpp"
 
 #include "recipebook/estimate/estimate.hpp"
+#include "recipebook/estimate/microbench.hpp"
 #include "recipebook/search/resize.hpp"
 
 namespace rb {
@@ -68,7 +69,10 @@ MeasuredPoints measured_points(const Catalog& catalog, bool neutral_efficiency) 
         ++out.skipped_invalid;
         continue;
       }
-      if (neutral_efficiency) hw->efficiency.fill(Efficiency{});
+      // Neutral: each precision starts from the GPU's published microbenchmarks, else the defaults.
+      if (neutral_efficiency)
+        for (int p = 0; p < kNumPrecisions; ++p)
+          hw->efficiency[static_cast<size_t>(p)] = prior_efficiency(*hw, static_cast<Precision>(p));
       auto& pm = out.models[model->name];
       if (!pm) pm = std::make_unique<PreparedModel>(prepare(*model));
       auto run = measured_run(rec, m, *model);

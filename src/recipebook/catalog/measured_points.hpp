@@ -53,8 +53,10 @@ struct MeasuredPoints {
   int skipped_invalid = 0;  // GPU unknown, degrees not dividing the GPUs, or an estimate the model refuses
 };
 
-// `neutral_efficiency`: start every point's hardware from Efficiency{} instead of the catalog's
-// fitted values, so that a leave-one-out fit never starts from values that saw the held-out rows.
+// `neutral_efficiency`: start every point's hardware from its published microbenchmarks
+// (prior_efficiency, estimate/microbench.hpp; Efficiency{} where it has none) instead of the
+// catalog's fitted values, so that a leave-one-out fit never starts from values that saw the
+// held-out rows.
 MeasuredPoints measured_points(const Catalog& catalog, bool neutral_efficiency);
 
 }  // namespace rb

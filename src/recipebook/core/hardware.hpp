@@ -21,6 +21,59 @@ struct Efficiency {
   double overlap = 0.5;      // fraction of overlappable communication that is actually hidden
 };
 
+// Published microbenchmark figures of the hardware (catalog `microbenchmarks:`, docs/model.md
+// "Hardware"), each with its date and source. They are evidence, not fits: estimate/microbench.hpp
+// turns them into the priors and bounds of the fitted efficiencies and the GEMM size curve.
+enum class Fabric { kNvlink, kScaleout };
+enum class CollectiveOp { kAllReduce, kAllGather, kReduceScatter };
+
+// One GEMM (cuBLAS / cuBLASLt / CUTLASS): m x n x k at `flops_per_s` (2 m n k / time).
+struct GemmFigure {
+  Precision precision = Precision::kBf16;
+  double m = 0, n = 0, k = 0;
+  double flops_per_s = 0;
+  std::string library, date, source;
+};
+
+// One nccl-tests row: bus bandwidth (nccl-tests' busBw: algBw x 2(n-1)/n for all-reduce, x (n-1)/n
+// for all-gather / reduce-scatter) of `op` over `gpus` GPUs (`fabric` nvlink: all in one NVLink
+// domain; scaleout: across nodes) at `message_bytes`. `nvls`: NVLink SHARP (in-switch reduction),
+// whose busBw can exceed the line rate.
+struct CollectiveFigure {
+  CollectiveOp op = CollectiveOp::kAllReduce;
+  Fabric fabric = Fabric::kNvlink;
+  int gpus = 0;
+  int gpus_per_node = 0;  // scaleout rows: GPUs (and NICs) per node
+  double message_bytes = 0;
+  double bus_bytes_per_s = 0;
+  bool nvls = false;
+  std::string date, source;
+};
+
+// One DeepEP / HybridEP dispatch or combine benchmark: `bytes_per_s` as the library reports it (the
+// NVLink figure: bytes received over NVLink incl. the local rank's / time; the RDMA figure: bytes sent
+// over RDMA, one copy per destination node / time), for `tokens` per rank of `hidden` channels,
+// top-`top_k`, EP `ep` with `gpus_per_node` ranks per NVLink domain.
+struct EpFigure {
+  std::string library;  // "DeepEP", "DeepEP V2", "HybridEP"
+  bool combine = false;
+  Fabric fabric = Fabric::kNvlink;
+  int ep = 0;
+  int gpus_per_node = 0;
+  double tokens = 0, hidden = 0;
+  int top_k = 0;
+  bool fp8 = false;
+  double bytes_per_s = 0;
+  std::string date, source;
+};
+
+struct Microbenchmarks {
+  std::vector<GemmFigure> gemm;
+  std::vector<CollectiveFigure> collectives;
+  std::vector<EpFigure> ep;
+  [[nodiscard]] bool empty() const { return gemm.empty() && collectives.empty() && ep.empty(); }
+};
+
 struct Hardware {
   std::string name;     // catalog name: "h100", "gb300", ...
   std::string display;  // "H100-SXM"
@@ -67,6 +120,7 @@ struct Hardware {
 
   // Efficiency per precision, indexed by static_cast<int>(Precision).
   std::array<Efficiency, kNumPrecisions> efficiency{};
+  Microbenchmarks microbenchmarks;
 
   [[nodiscard]] double peak_flops_per_s(Precision p) const {
     switch (precision_class(p)) {

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "recipebook/estimate/estimate.hpp"
+#include "recipebook/estimate/microbench.hpp"
 
 namespace rb {
 namespace {
@@ -15,11 +16,34 @@ struct Params {
   double comm = 1.0;  // multiplier on the starting nvlink / scaleout efficiencies
 };
 
-Efficiency with(const Efficiency& base, const Params& p, const CalibrationOptions& opt) {
+// The box a group's efficiencies stay in: the options' bounds, tightened by the GPU's published
+// microbenchmarks (estimate/microbench.hpp): no fitted GEMM efficiency above the asymptote of its
+// measured GEMM curve, no link efficiency above the best bus bandwidth nccl-tests shows on it.
+struct Bounds {
+  double gemm_min = 0, gemm_max = 1, comm_min = 0, nvlink_max = 1, scaleout_max = 1;
+};
+
+Bounds bounds_for(const Hardware& hw, Precision p, const CalibrationOptions& opt) {
+  Bounds b{opt.gemm_min, opt.gemm_max, opt.comm_min, opt.comm_max, opt.comm_max};
+  if (!opt.microbench_bounds) return b;
+  const EfficiencyPrior pr = efficiency_prior(hw, p);
+  if (pr.gemm) b.gemm_max = std::max(b.gemm_min, std::min(b.gemm_max, *pr.gemm));
+  if (pr.nvlink_max) b.nvlink_max = std::max(b.comm_min, std::min(b.nvlink_max, *pr.nvlink_max));
+  if (pr.scaleout_max) b.scaleout_max = std::max(b.comm_min, std::min(b.scaleout_max, *pr.scaleout_max));
+  return b;
+}
+
+// The loosest of two boxes (a GPU's pooled fit spans its precisions).
+Bounds loosest(const Bounds& a, const Bounds& b) {
+  return {std::min(a.gemm_min, b.gemm_min), std::max(a.gemm_max, b.gemm_max), std::min(a.comm_min, b.comm_min),
+          std::max(a.nvlink_max, b.nvlink_max), std::max(a.scaleout_max, b.scaleout_max)};
+}
+
+Efficiency with(const Efficiency& base, const Params& p, const Bounds& b) {
   Efficiency e = base;
-  e.gemm = std::clamp(p.gemm, opt.gemm_min, opt.gemm_max);
-  e.nvlink = std::clamp(base.nvlink * p.comm, opt.comm_min, opt.comm_max);
-  e.scaleout = std::clamp(base.scaleout * p.comm, opt.comm_min, opt.comm_max);
+  e.gemm = std::clamp(p.gemm, b.gemm_min, b.gemm_max);
+  e.nvlink = std::clamp(base.nvlink * p.comm, b.comm_min, b.nvlink_max);
+  e.scaleout = std::clamp(base.scaleout * p.comm, b.comm_min, b.scaleout_max);
   return e;
 }
 
@@ -34,6 +58,7 @@ double predict(const CalibrationPoint& pt, const Efficiency& eff) {
 struct FitGroup {
   std::vector<size_t> idx;
   Efficiency start;
+  Bounds bounds;
 };
 
 double mape(const std::vector<CalibrationPoint>& pts, const std::vector<size_t>& idx, const Efficiency& eff) {
@@ -50,7 +75,7 @@ double mape(const std::vector<CalibrationPoint>& pts, const std::vector<size_t>&
 
 double objective(const std::vector<CalibrationPoint>& pts, const FitGroup& g, const Params& p, const Params& center,
                  double prior_points, const CalibrationOptions& opt) {
-  const Efficiency eff = with(g.start, p, opt);
+  const Efficiency eff = with(g.start, p, g.bounds);
   double s = 0;
   int n = 0;
   for (size_t i : g.idx) {
@@ -96,13 +121,14 @@ double golden(F f, double lo, double hi) {
 Params fit_group(const std::vector<CalibrationPoint>& points, const FitGroup& g, const Params& center,
                  double prior_points, const CalibrationOptions& opt) {
   Params best = center;
-  const double cmin = opt.comm_min / std::max(1e-9, std::max(g.start.nvlink, g.start.scaleout));
-  const double cmax = opt.comm_max / std::max(1e-9, std::min(g.start.nvlink, g.start.scaleout));
+  const double cmin = g.bounds.comm_min / std::max(1e-9, std::max(g.start.nvlink, g.start.scaleout));
+  const double cmax = std::max(g.bounds.nvlink_max / std::max(1e-9, g.start.nvlink),
+                               g.bounds.scaleout_max / std::max(1e-9, g.start.scaleout));
   const bool fit_comm = opt.fit_comm && g.idx.size() >= 2 && cmax > cmin;
   for (int sweep = 0; sweep < opt.sweeps; ++sweep) {
     best.gemm = std::exp(golden(
         [&](double u) { return objective(points, g, Params{std::exp(u), best.comm}, center, prior_points, opt); },
-        std::log(opt.gemm_min), std::log(opt.gemm_max)));
+        std::log(g.bounds.gemm_min), std::log(std::max(g.bounds.gemm_min, g.bounds.gemm_max))));
     if (!fit_comm) break;
     best.comm = std::exp(golden(
         [&](double v) { return objective(points, g, Params{best.gemm, std::exp(v)}, center, prior_points, opt); },
@@ -120,7 +146,10 @@ CalibrationResult calibrate(const std::vector<CalibrationPoint>& points, const C
     const CalibrationPoint& pt = points[i];
     if (pt.model == nullptr || !(pt.measured_tokens_per_s_per_gpu > 0)) continue;
     FitGroup& g = groups[{pt.hardware.name, static_cast<int>(pt.layout.precision)}];
-    if (g.idx.empty()) g.start = pt.hardware.eff(pt.layout.precision);
+    if (g.idx.empty()) {
+      g.start = pt.hardware.eff(pt.layout.precision);
+      g.bounds = bounds_for(pt.hardware, pt.layout.precision, opt);
+    }
     g.idx.push_back(i);
   }
   // Level 1: one (gemm, comm) per GPU over all its precisions, pulled towards the defaults.
@@ -129,7 +158,11 @@ CalibrationResult calibrate(const std::vector<CalibrationPoint>& points, const C
   std::map<std::string, FitGroup> per_gpu;
   for (const auto& [key, g] : groups) {
     FitGroup& pooled = per_gpu[key.first];
-    if (pooled.idx.empty()) pooled.start = g.start;
+    if (pooled.idx.empty()) {
+      pooled.start = g.start;
+      pooled.bounds = g.bounds;
+    }
+    pooled.bounds = loosest(pooled.bounds, g.bounds);
     pooled.idx.insert(pooled.idx.end(), g.idx.begin(), g.idx.end());
   }
   std::map<std::string, Params> gpu_fit;
@@ -143,7 +176,7 @@ CalibrationResult calibrate(const std::vector<CalibrationPoint>& points, const C
     FittedEfficiency fit;
     fit.gpu = key.first;
     fit.precision = static_cast<Precision>(key.second);
-    fit.efficiency = with(g.start, best, opt);
+    fit.efficiency = with(g.start, best, g.bounds);
     fit.mape_before = mape(points, g.idx, g.start);
     fit.mape_after = mape(points, g.idx, fit.efficiency);
     for (size_t i : g.idx) fit.points += predict(points[i], fit.efficiency) > 0 ? 1 : 0;

@@ -5,7 +5,9 @@
 // one reaches a bound). Everything else (attention, hbm, overlap) keeps its default. The fit has two
 // levels: one pair per GPU over all its precisions, pulled towards the defaults, then one pair per
 // (GPU, precision) pulled towards its GPU's pair. The loss is robust (soft-L1) on the log error of
-// tokens/s/GPU, summed over the points, plus each prior's penalty weighted as a number of points;
+// tokens/s/GPU, summed over the points, plus each prior's penalty weighted as a number of points
+// (the defaults' centre is the starting efficiency: a GPU's published microbenchmarks where it has
+// them, estimate/microbench.hpp; their figures also bound the fit);
 // minimized by deterministic bounded coordinate descent with golden-section line searches. Few
 // parameters on purpose: the error that counts is on models the fit never saw (bench/accuracy.cpp
 // fits leave-one-family-out).
@@ -46,6 +48,11 @@ struct CalibrationOptions {
   // starting efficiencies (a set that cannot tell link speed from unmodelled overheads, e.g. one node
   // of small models: bench/accuracy.cpp's A100 rows).
   bool fit_comm = true;
+  // Tighten the bounds by each GPU's published microbenchmarks (Hardware::microbenchmarks,
+  // estimate/microbench.hpp): gemm <= the asymptote of its measured GEMM curve in that precision,
+  // nvlink / scaleout <= the best nccl-tests bus bandwidth over the link's rate. The priors' centres
+  // are the points' starting efficiencies (measured_points starts them at prior_efficiency).
+  bool microbench_bounds = true;
 };
 
 struct FittedEfficiency {

@@ -103,6 +103,30 @@ TEST(Calibrate, EachLinkCanReachItsBound) {
   EXPECT_LT(r.mape_after, 0.01);
 }
 
+// A GPU whose published GEMM figures reach at most 0.6 of peak (a curve of asymptote 0.6) cannot be
+// fitted above it, even where its end-to-end rows alone would say 0.8 (before the microbenchmark
+// bounds the fit reached 0.8).
+TEST(Calibrate, GemmStaysBelowItsMicrobenchmarkAsymptote) {
+  Hardware truth = test::h100();
+  truth.efficiency[0].gemm = 0.8;
+  Hardware start = test::h100();
+  for (double n : {256.0, 1024.0, 4096.0, 8192.0}) {
+    GemmFigure f;
+    f.m = f.k = 8192;
+    f.n = n;
+    f.flops_per_s = start.bf16_flops_per_s * 0.6 * n / (n + 200.0);
+    start.microbenchmarks.gemm.push_back(f);
+  }
+  const Synthetic s = synthetic(truth, start);
+  const CalibrationResult bounded = calibrate(s.points, without_priors());
+  ASSERT_EQ(bounded.fits.size(), 1u);
+  EXPECT_LE(bounded.fits[0].efficiency.gemm, 0.6 + 1e-3);
+  EXPECT_GT(bounded.fits[0].efficiency.gemm, 0.59);
+  CalibrationOptions free = without_priors();
+  free.microbench_bounds = false;
+  EXPECT_NEAR(calibrate(s.points, free).fits[0].efficiency.gemm, 0.8, 0.02);
+}
+
 // A precision measured once borrows its GPU's fit: the prior on the (GPU, precision) pair weighs as
 // much as five points, so one point run at GEMM efficiency 0.8, against the GPU's 0.5, moves it
 // only a little.

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "recipebook/estimate/microbench.hpp"
+
 namespace rb {
 namespace {
 
@@ -22,6 +24,11 @@ Links make_links(const Hardware& hw, const Efficiency& eff, int cluster_gpus_per
   l.domain = std::max(1, std::min(domain, std::max(1, world)));
   l.nvlink_latency_s = kNvlinkLatencyS;
   l.scaleout_latency_s = kScaleoutLatencyS;
+  const EpFractions ep = ep_fractions(hw);
+  l.ep_nvlink_bytes_per_s =
+      ep.nvlink ? std::min(l.nvlink_bytes_per_s, std::max(1.0, hw.nvlink_bytes_per_s * *ep.nvlink)) : l.nvlink_bytes_per_s;
+  l.ep_scaleout_bytes_per_s = ep.scaleout ? std::min(l.scaleout_bytes_per_s, std::max(1.0, hw.scaleout_bytes_per_s * *ep.scaleout))
+                                          : l.scaleout_bytes_per_s;
   return l;
 }
 
@@ -38,10 +45,15 @@ Span group_span(const Group& grp, int domain) {
 double reduce_scatter_s(double bytes, const Group& grp, const Links& links) {
   if (grp.size <= 1 || bytes <= 0) return 0.0;
   const Span s = group_span(grp, links.domain);
-  double t = 0.0;
-  if (s.k > 1) t += links.nvlink_latency_s + (s.k - 1.0) / s.k * bytes / links.nvlink_bytes_per_s;
-  if (s.g > 1) t += links.scaleout_latency_s + (s.g - 1.0) / s.g * (bytes / s.k) / links.scaleout_bytes_per_s;
-  return t;
+  const double n = grp.size;
+  // NCCL's rings: each rank sends (n-1)/n x bytes in all. Over g > 1 domains k rings each leave a
+  // domain through a different member's NIC, so a rank sends 1/k of its share over its NIC and the
+  // rest over NVLink; all hops of a ring run at once, so the slower link sets the time.
+  const double share = (n - 1.0) / n * bytes;
+  if (s.g <= 1) return links.nvlink_latency_s + share / links.nvlink_bytes_per_s;
+  const double nvl = s.k > 1 ? share * (s.k - 1.0) / s.k / links.nvlink_bytes_per_s : 0.0;
+  const double nic = share / s.k / links.scaleout_bytes_per_s;
+  return (s.k > 1 ? links.nvlink_latency_s : 0.0) + links.scaleout_latency_s + std::max(nvl, nic);
 }
 
 double all_to_all_s(double bytes, const Group& grp, const Links& links) {
@@ -50,6 +62,17 @@ double all_to_all_s(double bytes, const Group& grp, const Links& links) {
   const Span s = group_span(grp, links.domain);
   const double intra = (s.k - 1.0) / n * bytes / links.nvlink_bytes_per_s;
   const double inter = (n - s.k) / n * bytes / links.scaleout_bytes_per_s;
+  const double latency = s.g > 1 ? links.scaleout_latency_s : links.nvlink_latency_s;
+  return latency + std::max(intra, inter);
+}
+
+double ep_dedup_s(double token_bytes, int top_k, const Group& grp, const Links& links) {
+  if (grp.size <= 1 || token_bytes <= 0 || top_k <= 0) return 0.0;
+  const Span s = group_span(grp, links.domain);
+  const double k = top_k;
+  const double intra = k * (s.k - 1.0) / s.k * token_bytes / links.ep_nvlink_bytes_per_s;
+  const double remote_domains = (s.g - 1.0) * (1.0 - std::pow(1.0 - 1.0 / s.g, k));
+  const double inter = remote_domains * token_bytes / links.ep_scaleout_bytes_per_s;
   const double latency = s.g > 1 ? links.scaleout_latency_s : links.nvlink_latency_s;
   return latency + std::max(intra, inter);
 }

@@ -150,10 +150,17 @@ StepTerms step_terms(const TimeInputs& in, const Layout& l, bool comm) {
     // FP8 recipes (combine stays BF16; kFp8DispatchBytesRatio); the alltoall dispatcher moves BF16 both ways.
     const bool flex = l.dispatcher == Dispatcher::kFlexDeepep || l.dispatcher == Dispatcher::kFlexHybridep;
     const double ep_bytes = tok_tp * pm.top_k * pm.expert_hidden * 2.0;  // a latent MoE's tokens travel at its latent size
-    const double dispatch_bytes = (flex && fp8) ? ep_bytes * kFp8DispatchBytesRatio : ep_bytes;
+    const double dispatch_ratio = (flex && fp8) ? kFp8DispatchBytesRatio : 1.0;
+    const double dispatch_bytes = ep_bytes * dispatch_ratio;
+    // DeepEP / HybridEP deduplicate per NVLink domain and forward over NVLink (ep_dedup_s), at the
+    // rates their published figures show on this GPU (Links::ep_*); the alltoall dispatcher sends
+    // every copy.
+    const double token_bytes = ep_bytes / std::max(1, pm.top_k);
     x.a2a = l.dispatcher == Dispatcher::kAllgather
                 ? 2.0 * reduce_scatter_s(ep_bytes * l.ep / std::max(1, pm.top_k), groups.ep, links)
-                : 0.5 * (all_to_all_s(dispatch_bytes, groups.ep, links) + all_to_all_s(ep_bytes, groups.ep, links));
+            : flex ? 0.5 * (ep_dedup_s(token_bytes * dispatch_ratio, pm.top_k, groups.ep, links) +
+                            ep_dedup_s(token_bytes, pm.top_k, groups.ep, links))
+                   : 0.5 * (all_to_all_s(dispatch_bytes, groups.ep, links) + all_to_all_s(ep_bytes, groups.ep, links));
     const double pp_bytes = act_bytes / (l.sp ? tp : 1.0);
     x.pp_send = l.pp > 1 ? p2p_s(pp_bytes, groups.pp.stride, links) : 0.0;
   }
