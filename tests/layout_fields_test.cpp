@@ -16,9 +16,9 @@
 #include "recipebook/catalog/recipe_yaml.hpp"
 #include "recipebook/catalog/yaml_tree.hpp"
 #include "recipebook/core/layout_fields.hpp"
-#include "recipebook/emit/layout_flags.hpp"
 #include "recipebook/emit/launch.hpp"
 #include "recipebook/emit/launch_test_util.hpp"
+#include "recipebook/emit/layout_flags.hpp"
 #include "recipebook/emit/layout_json.hpp"
 #include "recipebook/layout_args.hpp"
 

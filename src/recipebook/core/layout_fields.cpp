@@ -181,29 +181,33 @@ using D = SearchDim;
 // A row of each kind: key, help, min, where it lives, record path, Bridge key, Megatron-LM flag,
 // what plan does, the search dimension that sets it. The default is Layout's (core/layout.hpp).
 constexpr LayoutField int_row(std::string_view key, std::string_view help, M min, std::optional<int> F::*given,
-                              int L::*member, std::string_view yaml, std::string_view bridge,
-                              std::string_view megatron, P plan, D dim) {
-  return {key, K::kInt, help, min, given, nullptr, nullptr, member, nullptr, nullptr, nullptr,
-          yaml, bridge, megatron, plan, nullptr, nullptr, dim, nullptr, nullptr, FieldShown::kAlways};
+                              int L::*member, std::string_view yaml, std::string_view bridge, std::string_view megatron,
+                              P plan, D dim) {
+  return {key,    K::kInt, help,    min,     given,   nullptr, nullptr,
+          member, nullptr, nullptr, nullptr, yaml,    bridge,  megatron,
+          plan,   nullptr, nullptr, dim,     nullptr, nullptr, FieldShown::kAlways};
 }
 constexpr LayoutField bool_row(std::string_view key, std::string_view help, std::optional<bool> F::*given,
                                bool L::*member, std::string_view yaml, std::string_view bridge,
                                std::string_view megatron, P plan, D dim) {
-  return {key, K::kBool, help, M::kAny, nullptr, given, nullptr, nullptr, member, nullptr, nullptr,
-          yaml, bridge, megatron, plan, nullptr, nullptr, dim, nullptr, nullptr, FieldShown::kAlways};
+  return {key,     K::kBool, help,    M::kAny, nullptr, given,   nullptr,
+          nullptr, member,   nullptr, nullptr, yaml,    bridge,  megatron,
+          plan,    nullptr,  nullptr, dim,     nullptr, nullptr, FieldShown::kAlways};
 }
 constexpr LayoutField text_row(std::string_view key, std::string_view help, std::string F::*given,
                                std::string (*text_of)(const Layout&), Result<void> (*apply)(const F&, L&),
                                std::string_view yaml, std::string_view bridge, std::string_view megatron, P plan,
                                D dim) {
-  return {key, K::kText, help, M::kAny, nullptr, nullptr, given, nullptr, nullptr, text_of, apply,
-          yaml, bridge, megatron, plan, nullptr, nullptr, dim, nullptr, nullptr, FieldShown::kAlways};
+  return {key,     K::kText, help,    M::kAny, nullptr, nullptr, given,
+          nullptr, nullptr,  text_of, apply,   yaml,    bridge,  megatron,
+          plan,    nullptr,  nullptr, dim,     nullptr, nullptr, FieldShown::kAlways};
 }
 constexpr LayoutField number_row(std::string_view key, std::string_view help, std::optional<double> F::*given,
                                  double L::*member, std::string_view yaml, std::string_view bridge,
                                  std::string_view megatron, P plan, D dim) {
-  return {key, K::kNumber, help, M::kAny, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
-          yaml, bridge, megatron, plan, given, member, dim, nullptr, nullptr, FieldShown::kAlways};
+  return {key,     K::kNumber, help,    M::kAny, nullptr, nullptr, nullptr,
+          nullptr, nullptr,    nullptr, nullptr, yaml,    bridge,  megatron,
+          plan,    given,      member,  dim,     nullptr, nullptr, FieldShown::kAlways};
 }
 
 // A row that means something only when `in_force` holds.
@@ -237,8 +241,9 @@ bool etp_default(const Layout& l) { return l.tp == 1 && l.etp == 1; }
 bool no_module_list(const Layout& l) { return l.recompute_modules == 0; }
 
 const std::array kLayoutFields{
-    implied_when(never, int_row("tp", "Tensor parallel size (default 1)", M::kOne, &F::tp, &L::tp, "layout.tp",
-            "model.tensor_model_parallel_size", "--tensor-model-parallel-size", P::kSearched, D::kTp)),
+    implied_when(never,
+                 int_row("tp", "Tensor parallel size (default 1)", M::kOne, &F::tp, &L::tp, "layout.tp",
+                         "model.tensor_model_parallel_size", "--tensor-model-parallel-size", P::kSearched, D::kTp)),
     int_row("pp", "Pipeline parallel size (default 1)", M::kOne, &F::pp, &L::pp, "layout.pp",
             "model.pipeline_model_parallel_size", "--pipeline-model-parallel-size", P::kSearched, D::kPipeline),
     int_row("vp", "Virtual pipeline stages per rank (interleaved 1F1B; default 1)", M::kOne, &F::vp, &L::vp,
@@ -248,90 +253,114 @@ const std::array kLayoutFields{
             "model.context_parallel_size", "--context-parallel-size", P::kSearched, D::kCp),
     int_row("ep", "Expert parallel size (default 1)", M::kOne, &F::ep, &L::ep, "layout.ep",
             "model.expert_model_parallel_size", "--expert-model-parallel-size", P::kSearched, D::kEp),
-    implied_when(etp_default, int_row("etp", "Expert tensor parallel size (default: TP for a MoE model, as Megatron)", M::kOne, &F::etp, &L::etp,
-            "layout.etp", "model.expert_tensor_parallel_size", "--expert-tensor-parallel-size", P::kSearched, D::kEtp)),
+    implied_when(etp_default, int_row("etp", "Expert tensor parallel size (default: TP for a MoE model, as Megatron)",
+                                      M::kOne, &F::etp, &L::etp, "layout.etp", "model.expert_tensor_parallel_size",
+                                      "--expert-tensor-parallel-size", P::kSearched, D::kEtp)),
     int_row("mbs", "Micro batch size in sequences (default 1)", M::kOne, &F::mbs, &L::mbs, "layout.rows_per_microbatch",
             "train.micro_batch_size", "--micro-batch-size", P::kSearched, D::kMbs),
-    when_in_force(even_split_counts, int_row("first_stage_layers", "Layers on the first pipeline stage, when PP does not divide the layers", M::kZero,
-            &F::first_stage_layers, &L::first_stage_layers, "features.pipeline_layout.first_stage_layers",
-            "model.num_layers_in_first_pipeline_stage", "--decoder-first-pipeline-num-layers", P::kDerived, D::kPipeline)),
-    when_in_force(even_split_counts, int_row("last_stage_layers", "Layers on the last pipeline stage", M::kZero, &F::last_stage_layers,
-            &L::last_stage_layers, "features.pipeline_layout.last_stage_layers",
-            "model.num_layers_in_last_pipeline_stage", "--decoder-last-pipeline-num-layers", P::kDerived, D::kPipeline)),
-    when_set(text_row("pipeline_layout",
-             "Megatron-Core pipeline_model_parallel_layout, e.g. 'Et*3|(t*4|)*2t*3L' (sets VP; none drops a recipe's)",
-             &F::pipeline_layout, pipeline_layout_text, apply_pipeline_layout, "features.pipeline_layout",
-             "model.pipeline_model_parallel_layout", "--pipeline-model-parallel-layout", P::kDerived, D::kPipeline)),
-    when_set(bool_row("account_for_embedding",
-             "Count the embedding as a layer of the first pipeline stage (account_for_embedding_in_pipeline_split)",
-             &F::account_for_embedding, &L::account_for_embedding,
-             "features.settings.account_for_embedding_in_pipeline_split",
-             "model.account_for_embedding_in_pipeline_split", "--account-for-embedding-in-pipeline-split",
-             P::kDerived, D::kPipeline)),
-    when_set(bool_row("account_for_loss",
-             "Count the loss as a layer of the last pipeline stage (account_for_loss_in_pipeline_split)",
-             &F::account_for_loss, &L::account_for_loss, "features.settings.account_for_loss_in_pipeline_split",
-             "model.account_for_loss_in_pipeline_split", "--account-for-loss-in-pipeline-split", P::kDerived, D::kPipeline)),
-    implied_when(sp_follows_tp, bool_row("sp", "Sequence parallel (default: on when TP > 1)", &F::sp, &L::sp, "layout.sequence_parallel",
-             "model.sequence_parallel", "--sequence-parallel", P::kDerived, D::kTp)),
+    when_in_force(
+        even_split_counts,
+        int_row("first_stage_layers", "Layers on the first pipeline stage, when PP does not divide the layers",
+                M::kZero, &F::first_stage_layers, &L::first_stage_layers, "features.pipeline_layout.first_stage_layers",
+                "model.num_layers_in_first_pipeline_stage", "--decoder-first-pipeline-num-layers", P::kDerived,
+                D::kPipeline)),
+    when_in_force(even_split_counts,
+                  int_row("last_stage_layers", "Layers on the last pipeline stage", M::kZero, &F::last_stage_layers,
+                          &L::last_stage_layers, "features.pipeline_layout.last_stage_layers",
+                          "model.num_layers_in_last_pipeline_stage", "--decoder-last-pipeline-num-layers", P::kDerived,
+                          D::kPipeline)),
+    when_set(text_row(
+        "pipeline_layout",
+        "Megatron-Core pipeline_model_parallel_layout, e.g. 'Et*3|(t*4|)*2t*3L' (sets VP; none drops a recipe's)",
+        &F::pipeline_layout, pipeline_layout_text, apply_pipeline_layout, "features.pipeline_layout",
+        "model.pipeline_model_parallel_layout", "--pipeline-model-parallel-layout", P::kDerived, D::kPipeline)),
+    when_set(bool_row(
+        "account_for_embedding",
+        "Count the embedding as a layer of the first pipeline stage (account_for_embedding_in_pipeline_split)",
+        &F::account_for_embedding, &L::account_for_embedding,
+        "features.settings.account_for_embedding_in_pipeline_split", "model.account_for_embedding_in_pipeline_split",
+        "--account-for-embedding-in-pipeline-split", P::kDerived, D::kPipeline)),
+    when_set(bool_row(
+        "account_for_loss", "Count the loss as a layer of the last pipeline stage (account_for_loss_in_pipeline_split)",
+        &F::account_for_loss, &L::account_for_loss, "features.settings.account_for_loss_in_pipeline_split",
+        "model.account_for_loss_in_pipeline_split", "--account-for-loss-in-pipeline-split", P::kDerived, D::kPipeline)),
+    implied_when(sp_follows_tp, bool_row("sp", "Sequence parallel (default: on when TP > 1)", &F::sp, &L::sp,
+                                         "layout.sequence_parallel", "model.sequence_parallel", "--sequence-parallel",
+                                         P::kDerived, D::kTp)),
     bool_row("fsdp", "Megatron-FSDP (optim_grads_params) instead of DDP + distributed optimizer", &F::fsdp, &L::fsdp,
              "features.fsdp", "ddp.use_megatron_fsdp", "--use-megatron-fsdp", P::kSearched, D::kFsdp),
     when_set(bool_row("distributed_optimizer", "Distributed optimizer (default on)", &F::distributed_optimizer,
-             &L::distributed_optimizer, "features.settings.use_distributed_optimizer", "ddp.use_distributed_optimizer",
-             "--use-distributed-optimizer", P::kFixed, D::kNone)),
+                      &L::distributed_optimizer, "features.settings.use_distributed_optimizer",
+                      "ddp.use_distributed_optimizer", "--use-distributed-optimizer", P::kFixed, D::kNone)),
     when_set(bool_row("precision_aware_optimizer", "Precision-aware optimizer: BF16 moments and masters",
-             &F::precision_aware_optimizer, &L::precision_aware_optimizer, "features.precision_aware_optimizer",
-             "optimizer.use_precision_aware_optimizer", "--use-precision-aware-optimizer", P::kFixed, D::kNone)),
-    when_set(bool_row("grad_reduce_in_fp32", "FP32 main gradients, reduced in FP32 (Bridge library recipes' default; adds 2 B/param)",
-             &F::grad_reduce_in_fp32, &L::grad_reduce_in_fp32, "features.grad_reduce_in_fp32", "ddp.grad_reduce_in_fp32",
-             "--accumulate-allreduce-grads-in-fp32", P::kFixed, D::kNone)),
-    when_set(bool_row("ep_a2a_overlap", "Overlap the EP all-to-all with compute", &F::ep_a2a_overlap, &L::ep_a2a_overlap,
-             "features.ep_a2a_overlap", "comm_overlap.overlap_moe_expert_parallel_comm",
-             "--overlap-moe-expert-parallel-comm", P::kFixed, D::kNone)),
-    when_set(bool_row("tp_comm_overlap", "Overlap TP communication with GEMMs", &F::tp_comm_overlap, &L::tp_comm_overlap,
-             "features.tp_comm_overlap", "comm_overlap.tp_comm_overlap", "--tp-comm-overlap", P::kFixed, D::kNone)),
+                      &F::precision_aware_optimizer, &L::precision_aware_optimizer,
+                      "features.precision_aware_optimizer", "optimizer.use_precision_aware_optimizer",
+                      "--use-precision-aware-optimizer", P::kFixed, D::kNone)),
+    when_set(bool_row("grad_reduce_in_fp32",
+                      "FP32 main gradients, reduced in FP32 (Bridge library recipes' default; adds 2 B/param)",
+                      &F::grad_reduce_in_fp32, &L::grad_reduce_in_fp32, "features.grad_reduce_in_fp32",
+                      "ddp.grad_reduce_in_fp32", "--accumulate-allreduce-grads-in-fp32", P::kFixed, D::kNone)),
+    when_set(bool_row("ep_a2a_overlap", "Overlap the EP all-to-all with compute", &F::ep_a2a_overlap,
+                      &L::ep_a2a_overlap, "features.ep_a2a_overlap", "comm_overlap.overlap_moe_expert_parallel_comm",
+                      "--overlap-moe-expert-parallel-comm", P::kFixed, D::kNone)),
+    when_set(bool_row("tp_comm_overlap", "Overlap TP communication with GEMMs", &F::tp_comm_overlap,
+                      &L::tp_comm_overlap, "features.tp_comm_overlap", "comm_overlap.tp_comm_overlap",
+                      "--tp-comm-overlap", P::kFixed, D::kNone)),
     // Precision names a Bridge mixed-precision recipe and a set of Megatron-LM flags (launch_*.cpp).
     text_row("precision", "bf16 (default) | fp8_cs | fp8_ds | fp8_blockwise | mxfp8 | nvfp4", &F::precision,
              precision_text, apply_precision, "workload.precision", "mixed_precision", "", P::kSearched, D::kPrecision),
     text_row("recompute", "none (default) | selective | full", &F::recompute, recompute_text, apply_recompute,
-             "layout.recompute.granularity", "model.recompute_granularity", "--recompute-granularity", P::kSearched, D::kRecompute),
-    implied_when(no_module_list, when_in_force(selective, text_row("recompute_modules", "Selective recompute modules: core_attn,moe_act,mla_up_proj,...",
-             &F::recompute_modules, recompute_modules_text, apply_recompute_modules, "features.recompute_modules",
-             "model.recompute_modules", "--recompute-modules", P::kSearched, D::kRecompute))),
-    when_in_force(full_recompute, when_set(text_row("recompute_method", "uniform | block (full recompute)", &F::recompute_method, recompute_method_text,
-             apply_recompute_method, "layout.recompute.method", "model.recompute_method", "--recompute-method",
-             P::kSearched, D::kRecompute))),
-    when_in_force(full_recompute, int_row("recompute_layers", "Layers per recompute unit (full recompute; default 1)", M::kAny, &F::recompute_layers,
-            &L::recompute_layers, "layout.recompute.num_layers", "model.recompute_num_layers", "--recompute-num-layers",
-            P::kSearched, D::kRecompute)),
+             "layout.recompute.granularity", "model.recompute_granularity", "--recompute-granularity", P::kSearched,
+             D::kRecompute),
+    implied_when(
+        no_module_list,
+        when_in_force(selective,
+                      text_row("recompute_modules", "Selective recompute modules: core_attn,moe_act,mla_up_proj,...",
+                               &F::recompute_modules, recompute_modules_text, apply_recompute_modules,
+                               "features.recompute_modules", "model.recompute_modules", "--recompute-modules",
+                               P::kSearched, D::kRecompute))),
+    when_in_force(full_recompute,
+                  when_set(text_row("recompute_method", "uniform | block (full recompute)", &F::recompute_method,
+                                    recompute_method_text, apply_recompute_method, "layout.recompute.method",
+                                    "model.recompute_method", "--recompute-method", P::kSearched, D::kRecompute))),
+    when_in_force(full_recompute,
+                  int_row("recompute_layers", "Layers per recompute unit (full recompute; default 1)", M::kAny,
+                          &F::recompute_layers, &L::recompute_layers, "layout.recompute.num_layers",
+                          "model.recompute_num_layers", "--recompute-num-layers", P::kSearched, D::kRecompute)),
     // The dispatcher is a type and, for flex, a backend (launch_*.cpp).
     text_row("dispatcher", "MoE dispatcher: alltoall (default) | allgather | deepep | hybridep", &F::dispatcher,
              dispatcher_text, apply_dispatcher, "layout.dispatcher", "model.moe_token_dispatcher_type",
              "--moe-token-dispatcher-type", P::kSearched, D::kDispatcher),
     text_row("cuda_graph", "none (default) | transformer_engine | local | full_iteration", &F::cuda_graph,
-             cuda_graph_text, apply_cuda_graph, "features.cuda_graph.impl", "model.cuda_graph_impl", "--cuda-graph-impl",
-             P::kFixed, D::kNone),
-    when_in_force(graphs_on, when_set(text_row("cuda_graph_scope", "attn,mlp,moe,moe_router,moe_preprocess,mamba", &F::cuda_graph_scope,
-             cuda_graph_scope_text, apply_cuda_graph_scope, "features.cuda_graph.scope", "model.cuda_graph_scope",
-             "--cuda-graph-scope", P::kFixed, D::kNone))),
-    when_set(int_row("cpu_offload_layers", "Activation offload layers", M::kAny, &F::cpu_offload_layers, &L::cpu_offload_layers,
-            "features.cpu_offload_layers", "model.cpu_offloading_num_layers", "--cpu-offloading-num-layers", P::kFixed, D::kNone)),
+             cuda_graph_text, apply_cuda_graph, "features.cuda_graph.impl", "model.cuda_graph_impl",
+             "--cuda-graph-impl", P::kFixed, D::kNone),
+    when_in_force(graphs_on, when_set(text_row("cuda_graph_scope", "attn,mlp,moe,moe_router,moe_preprocess,mamba",
+                                               &F::cuda_graph_scope, cuda_graph_scope_text, apply_cuda_graph_scope,
+                                               "features.cuda_graph.scope", "model.cuda_graph_scope",
+                                               "--cuda-graph-scope", P::kFixed, D::kNone))),
+    when_set(int_row("cpu_offload_layers", "Activation offload layers", M::kAny, &F::cpu_offload_layers,
+                     &L::cpu_offload_layers, "features.cpu_offload_layers", "model.cpu_offloading_num_layers",
+                     "--cpu-offloading-num-layers", P::kFixed, D::kNone)),
     // Host offload (docs/model.md "Offload"). Each also sets a switch beside its value (Bridge
     // optimizer.optimizer_cpu_offload, model.fine_grained_activation_offloading; Megatron-LM
     // --optimizer-cpu-offload, --fine-grained-activation-offloading): the writers add those
     // (launch_bridge.cpp, launch_megatron.cpp). plan searches offload itself (--offload auto) when no
     // layout fits without it (search/offload.hpp), so it takes none of these flags.
     when_set(number_row("optimizer_offload_fraction",
-               "Optimizer CPU offload: share of the optimizer state on the host, 0..1 (default 0 = off)",
-               &F::optimizer_offload_fraction, &L::optimizer_offload_fraction, "features.optimizer_offload_fraction",
-               "optimizer.optimizer_offload_fraction", "--optimizer-offload-fraction", P::kDerived, D::kNone)),
-    when_set(text_row("offload_modules",
-             "Fine-grained activation offloading: attn_norm,qkv_linear,core_attn,attn_proj,mlp_norm,expert_fc1,moe_act",
-             &F::offload_modules, offload_modules_text, apply_offload_modules, "", "model.offload_modules",
-             "--offload-modules", P::kDerived, D::kNone)),
-    when_in_force(offloads_activations, number_row("activation_offload_fraction", "Share of the offload groups offloaded, 0..1 (default 1)",
-               &F::activation_offload_fraction, &L::activation_offload_fraction, "",
-               "model.activation_offload_fraction", "--activation-offload-fraction", P::kDerived, D::kNone)),
+                        "Optimizer CPU offload: share of the optimizer state on the host, 0..1 (default 0 = off)",
+                        &F::optimizer_offload_fraction, &L::optimizer_offload_fraction,
+                        "features.optimizer_offload_fraction", "optimizer.optimizer_offload_fraction",
+                        "--optimizer-offload-fraction", P::kDerived, D::kNone)),
+    when_set(text_row(
+        "offload_modules",
+        "Fine-grained activation offloading: attn_norm,qkv_linear,core_attn,attn_proj,mlp_norm,expert_fc1,moe_act",
+        &F::offload_modules, offload_modules_text, apply_offload_modules, "", "model.offload_modules",
+        "--offload-modules", P::kDerived, D::kNone)),
+    when_in_force(
+        offloads_activations,
+        number_row("activation_offload_fraction", "Share of the offload groups offloaded, 0..1 (default 1)",
+                   &F::activation_offload_fraction, &L::activation_offload_fraction, "",
+                   "model.activation_offload_fraction", "--activation-offload-fraction", P::kDerived, D::kNone)),
 };
 
 // The shortest text that reads back to `v` ("0.5", "1").
@@ -396,8 +425,8 @@ std::optional<uint32_t> search_dims_of(std::string_view keys) {
       dims |= dim_bit(SearchDim::kTp) | dim_bit(SearchDim::kCp) | dim_bit(SearchDim::kPipeline);
       continue;
     }
-    const auto row = std::find_if(kLayoutFields.begin(), kLayoutFields.end(),
-                                  [&](const LayoutField& f) { return f.key == key; });
+    const auto row =
+        std::find_if(kLayoutFields.begin(), kLayoutFields.end(), [&](const LayoutField& f) { return f.key == key; });
     if (row == kLayoutFields.end()) return std::nullopt;
     dims |= dim_bit(row->search);
   }

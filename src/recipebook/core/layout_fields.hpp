@@ -71,17 +71,27 @@ enum class PlanRole {
 // Each row names the dimension that sets its field in every layout the planner tries (kNone: the
 // request's base layout gives it); each rule names the fields it reads (rules/rule_table.cpp), so
 // the level the planner evaluates a rule at follows from the two tables (search/rule_levels.hpp).
-enum class SearchDim : uint8_t { kPrecision, kTp, kCp, kPipeline, kEp, kEtp, kDispatcher, kRecompute, kFsdp, kMbs, kNone };
+enum class SearchDim : uint8_t {
+  kPrecision,
+  kTp,
+  kCp,
+  kPipeline,
+  kEp,
+  kEtp,
+  kDispatcher,
+  kRecompute,
+  kFsdp,
+  kMbs,
+  kNone
+};
 inline constexpr int kNumSearchDims = 10;
 
-inline constexpr uint32_t dim_bit(SearchDim d) {
-  return d == SearchDim::kNone ? 0u : 1u << static_cast<uint32_t>(d);
-}
+inline constexpr uint32_t dim_bit(SearchDim d) { return d == SearchDim::kNone ? 0u : 1u << static_cast<uint32_t>(d); }
 
 // When a layout's JSON (emit/layout_json.cpp) shows a field that is in force.
 enum class FieldShown {
-  kAlways,     // every layout has it: "tp": 1
-  kWhenSet,    // only when it is not Layout's default ("tp_comm_overlap": true)
+  kAlways,   // every layout has it: "tp": 1
+  kWhenSet,  // only when it is not Layout's default ("tp_comm_overlap": true)
 };
 
 struct LayoutField {

@@ -62,8 +62,7 @@ TEST(RuleLevels, EverySearchDimensionIsAFieldOfTheTable) {
   }
   for (int d = 0; d < kNumSearchDims; ++d) EXPECT_GT(rows[static_cast<size_t>(d)], 0) << "dimension " << d;
   EXPECT_EQ(search_dims_of("tp,etp"), dim_bit(SearchDim::kTp) | dim_bit(SearchDim::kEtp));
-  EXPECT_EQ(search_dims_of("dp"),
-            dim_bit(SearchDim::kTp) | dim_bit(SearchDim::kCp) | dim_bit(SearchDim::kPipeline));
+  EXPECT_EQ(search_dims_of("dp"), dim_bit(SearchDim::kTp) | dim_bit(SearchDim::kCp) | dim_bit(SearchDim::kPipeline));
   EXPECT_EQ(search_dims_of("cuda_graph"), 0u);
   EXPECT_EQ(search_dims_of("tp,no_such_field"), std::nullopt);
 }
@@ -75,8 +74,9 @@ std::vector<Model> small_models() {
   Model narrow = test::qwen3_30b_a3b();
   narrow.name = "MoE with 770-wide experts";
   narrow.moe.ffn = 770;  // ETP 4 does not divide it
-  std::vector<Model> out{test::qwen3_0_6b(), test::qwen3_30b_a3b(), narrow,          test::gpt_oss_20b(),
-                         test::nemotron_h_8b(), test::qwen35_9b(),  test::gemma3_4b(), test::deepseek_v3()};
+  std::vector<Model> out{test::qwen3_0_6b(),  test::qwen3_30b_a3b(), narrow,
+                         test::gpt_oss_20b(), test::nemotron_h_8b(), test::qwen35_9b(),
+                         test::gemma3_4b(),   test::deepseek_v3()};
   for (Model& m : out) {
     if (m.layers.size() > 12) m.layers.resize(12);
     m.mtp_layers = 0;
@@ -154,7 +154,7 @@ TEST(RuleLevels, AVerdictDependsOnlyOnTheDimensionsTheRuleReads) {
                               p.layout.fsdp = f != 0;
                               p.layout.mbs = mbs;
                               p.at = {static_cast<int>(pi), tp, cp, pp * 1000 + vp, ep, etp, static_cast<int>(d),
-                                      static_cast<int>(ri), f, mbs};
+                                      static_cast<int>(ri), f,  mbs};
                               points.push_back(p);
                             }
         const RecordFacts facts;
@@ -171,9 +171,9 @@ TEST(RuleLevels, AVerdictDependsOnlyOnTheDimensionsTheRuleReads) {
             const Layout& a = it->second.second->layout;
             const Layout& b = p.layout;
             ADD_FAILURE() << rules[ri].id << " (reads " << rules[ri].reads << ") on " << m.name << ", " << gpus
-                          << " GPUs: " << (it->second.first ? "fails" : "passes") << " with "
-                          << text(a) << " but " << (fails ? "fails" : "passes") << " with "
-                          << text(b) << ", which differ only in dimensions it does not name";
+                          << " GPUs: " << (it->second.first ? "fails" : "passes") << " with " << text(a) << " but "
+                          << (fails ? "fails" : "passes") << " with " << text(b)
+                          << ", which differ only in dimensions it does not name";
             break;
           }
         }
