@@ -16,9 +16,11 @@
 #include "recipebook/catalog/recipe_yaml.hpp"
 #include "recipebook/catalog/yaml_tree.hpp"
 #include "recipebook/core/layout_fields.hpp"
-#include "recipebook/emit/layout_flags.hpp"
 #include "recipebook/emit/launch.hpp"
 #include "recipebook/emit/launch_test_util.hpp"
+#include "recipebook/emit/layout_flags.hpp"
+#include "recipebook/emit/layout_json.hpp"
+#include "recipebook/layout_args.hpp"
 
 namespace rb {
 namespace {
@@ -162,6 +164,41 @@ TEST(LayoutFields, EveryRowRoundTripsFlagsJsonRecordBridgeAndMegatron) {
     const std::string words = r.kind == FieldKind::kInt ? flag + " " + value : flag;
     EXPECT_EQ(lm.find(words + " ") != std::string::npos || lm.find(words + "\n") != std::string::npos, !off)
         << words << "\n" << lm;
+  }
+}
+
+// The layout's JSON (show, list, estimate, plan --json) has the row's key with its value, and reads
+// back, key by key, to the same layout; estimate over `flags_text` (its "as flags:" line) gives
+// the same layout again. Before, layout_json wrote its own subset (no overlaps, CUDA-graph scope,
+// optimizer or pipeline accounting), and flags_text left out an explicit pipeline layout.
+TEST(LayoutFields, EveryRowRoundTripsLayoutJsonAndFlagsText) {
+  for (const LayoutField& r : layout_fields()) {
+    SCOPED_TRACE(std::string(r.key));
+    const Json& c = cases().at(std::string(r.key));
+    const Layout l = json_layout(c);
+    const nlohmann::ordered_json j = layout_json(l);
+    ASSERT_TRUE(j.contains(std::string(r.key))) << j.dump();
+    LayoutFlags back;
+    for (const auto& [key, v] : j.items()) {
+      if (key == "dp") continue;
+      auto read = read_layout_flag(key, Json(v), back);
+      EXPECT_TRUE(read && *read) << key;
+    }
+    Layout read_back;
+    ASSERT_TRUE(apply_layout_flags(back, read_back, true));
+    for (const LayoutField& f : layout_fields()) EXPECT_EQ(field_text(f, read_back), field_text(f, l)) << f.key;
+
+    const std::string model = c.value("model", "Qwen3-30B-A3B");
+    const std::string cmd = std::string(RB_BINARY) + " --json estimate --model " + model +
+                            " --gpu h100 --gpus 16 --seq 4096 --gbs 128 " + cli::flags_text(l);
+    const test::Run e = test::run_shell(cmd);
+    const Json ej = Json::parse(e.out, nullptr, false);
+    ASSERT_TRUE(ej.is_object() && ej.contains("layout")) << cmd << "\n" << e.out;
+    Json want = Json::parse(j.dump());
+    Json got = ej["layout"];
+    want.erase("dp");
+    got.erase("dp");
+    EXPECT_EQ(got, want) << cmd;
   }
 }
 

@@ -218,45 +218,24 @@ LayoutFlags flags_of(const Layout& l) {
   return f;
 }
 
-std::string flags_text(const LayoutFlags& f) {
-  // What estimate takes without the flag: Layout's defaults, and SP on when TP > 1.
-  LayoutFlags d = flags_of(Layout{});
-  d.sp = f.tp.value_or(1) > 1;
+std::string flags_text(const Layout& l) {
+  const Layout defaults;
   std::string out;
-  auto word = [&](const LayoutField& r, std::string_view prefix, const std::string& value) {
-    const std::string name = flag_name(r);
-    out += (out.empty() ? "--" : " --") + std::string(prefix) + name.substr(2) + (value.empty() ? "" : " " + value);
-  };
   for (const LayoutField& r : layout_fields()) {
-    // The recompute method and unit are full recompute's.
-    if ((r.given_text == &LayoutFlags::recompute_method || r.given_int == &LayoutFlags::recompute_layers) &&
-        f.recompute != "full")
+    // A field that means nothing beside the others (recompute_layers without full recompute), or
+    // whose value estimate takes without its flag (its row's `implied`, else Layout's default).
+    if (!field_in_force(r, l) || (r.implied != nullptr ? r.implied(l) : field_text(r, l) == field_text(r, defaults)))
       continue;
-    switch (r.kind) {
-      case FieldKind::kInt: {
-        const std::optional<int>& v = f.*r.given_int;
-        // Unset, ETP follows TP (MoE): it is written unless TP is 1 and ETP is its default.
-        const std::optional<int> def =
-            r.given_int == &LayoutFlags::etp && f.tp.value_or(1) != 1 ? std::optional<int>{} : d.*r.given_int;
-        if (v && (v != def || r.given_int == &LayoutFlags::tp)) word(r, "", std::to_string(*v));
-        break;
-      }
-      case FieldKind::kBool: {
-        const std::optional<bool>& v = f.*r.given_bool;
-        if (v && v != d.*r.given_bool) word(r, *v ? "" : "no-", "");
-        break;
-      }
-      case FieldKind::kText: {
-        const std::string& v = f.*r.given_text;
-        if (!v.empty() && v != d.*r.given_text) word(r, "", v);
-        break;
-      }
-      case FieldKind::kNumber: {
-        const std::optional<double>& v = f.*r.given_number;
-        if (v && v != d.*r.given_number) word(r, "", fmt::format("{}", *v));
-        break;
-      }
+    const std::string name = flag_name(r).substr(2);
+    out += out.empty() ? "--" : " --";
+    if (r.kind == FieldKind::kBool) {
+      out += (l.*r.bool_member ? "" : "no-") + name;
+      continue;
     }
+    // A pipeline layout ("Et*3|t*4") is quoted for the shell.
+    const std::string value = field_text(r, l);
+    const bool quote = value.find_first_of("|*()") != std::string::npos;
+    out += name + " " + (quote ? "'" + value + "'" : value);
   }
   return out;
 }

@@ -58,11 +58,13 @@ struct Setup {
 // model without an architecture or a GPU without figures is an error naming the recipe and why.
 Result<Setup> resolve_setup(const LayoutArgs& a, const Catalog& catalog, bool json_keys = false);
 
-// Every layout flag set to `l`'s value: the flags that spell the layout out (estimate over them
-// gives the same figures); and their text, leaving out each flag whose value is what estimate
-// takes without it ("--tp 1 --pp 4 --ep 32 --etp 1 --mbs 2 ... --cuda-graph full_iteration").
+// Every layout flag set to `l`'s value (but an explicit pipeline layout: its first/last stage counts).
 LayoutFlags flags_of(const Layout& l);
-std::string flags_text(const LayoutFlags& f);
+// The flags that spell `l` out (estimate over them gives the same figures), leaving out each flag
+// whose value estimate takes without it and each that means nothing beside the others (the rows'
+// `implied` and `in_force`, core/layout_fields.hpp): "--tp 1 --pp 4 --ep 32 --mbs 2 ... --cuda-graph
+// full_iteration".
+std::string flags_text(const Layout& l);
 
 // Applies `--headroom` (parse_memory_headroom) to `hw`; the error names `flag_name`.
 std::optional<Error> apply_headroom(const std::string& text, Hardware& hw, const std::string& flag_name = "--headroom");

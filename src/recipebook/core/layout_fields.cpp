@@ -1,6 +1,20 @@
-// The layout field table (layout_fields.hpp). To add a layout option: add one row to kLayoutFields
-// below (and its member to Layout and LayoutFlags), then its term in the model (estimate/memory.cpp,
-// estimate/time.cpp).
+// The layout field table (layout_fields.hpp).
+//
+// To add a layout option:
+//   1. Add its member to Layout (core/layout.hpp) and to LayoutFlags (layout_fields.hpp).
+//   2. Add one row to kLayoutFields below: key, help, where it lives, record path, Bridge key,
+//      Megatron-LM flag, what plan does with it and the search dimension that sets it (kNone for
+//      a field plan keeps at the request's value), and, when it means something only beside other
+//      fields, its in_force (when_in_force) and whether a layout's JSON shows it only when set
+//      (when_set). The flags of estimate, plan and launch, --help, the JSON readers, the recipe
+//      reader, the launch writers that write it one-to-one, the layout's JSON (emit/layout_json.cpp)
+//      and `flags_text` follow from the row; tests/layout_fields_test.cpp fails until the row has
+//      its round-trip case.
+//   3. Add its term in the model (estimate/memory.cpp, estimate/time.cpp).
+//   4. Rules that read it name its key in their `reads` (rules/rule_table.cpp); the planner
+//      evaluates each rule at the deepest search dimension of the fields it reads.
+// A new searched field (one plan enumerates) is a row with its SearchDim; a new dimension is also
+// its list in search/space.cpp and its loop in search/walk.cpp.
 //
 // Spellings: Megatron-Bridge override keys are ConfigContainer fields (src/megatron/bridge/training/
 // config.py, REFERENCES.md D); Megatron-LM flags are megatron/training/arguments.py's (the table in
@@ -8,6 +22,7 @@
 // catalog/recipe_layout.cpp reads them.
 #include "recipebook/core/layout_fields.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <stdexcept>
@@ -125,7 +140,10 @@ std::string offload_modules_text(const Layout& l) {
 
 std::string precision_text(const Layout& l) { return std::string(precision_name(l.precision)); }
 std::string recompute_text(const Layout& l) { return std::string(recompute_name(l.recompute)); }
+// Selective recompute without a module list runs Megatron-Core's default (core_attn), as the
+// launch writers spell it.
 std::string recompute_modules_text(const Layout& l) {
+  if (l.recompute == Recompute::kSelective && l.recompute_modules == 0) return recompute_modules_str(kRcDefault);
   return l.recompute_modules != 0 ? recompute_modules_str(l.recompute_modules) : std::string();
 }
 std::string recompute_method_text(const Layout& l) {
@@ -158,129 +176,191 @@ using K = FieldKind;
 using M = FieldMin;
 using P = PlanRole;
 
+using D = SearchDim;
+
 // A row of each kind: key, help, min, where it lives, record path, Bridge key, Megatron-LM flag,
-// what plan does. The default is Layout's (core/layout.hpp).
+// what plan does, the search dimension that sets it. The default is Layout's (core/layout.hpp).
 constexpr LayoutField int_row(std::string_view key, std::string_view help, M min, std::optional<int> F::*given,
-                              int L::*member, std::string_view yaml, std::string_view bridge,
-                              std::string_view megatron, P plan) {
-  return {key, K::kInt, help, min, given, nullptr, nullptr, member, nullptr, nullptr, nullptr,
-          yaml, bridge, megatron, plan, nullptr, nullptr};
+                              int L::*member, std::string_view yaml, std::string_view bridge, std::string_view megatron,
+                              P plan, D dim) {
+  return {key,    K::kInt, help,    min,     given,   nullptr, nullptr,
+          member, nullptr, nullptr, nullptr, yaml,    bridge,  megatron,
+          plan,   nullptr, nullptr, dim,     nullptr, nullptr, FieldShown::kAlways};
 }
 constexpr LayoutField bool_row(std::string_view key, std::string_view help, std::optional<bool> F::*given,
                                bool L::*member, std::string_view yaml, std::string_view bridge,
-                               std::string_view megatron, P plan) {
-  return {key, K::kBool, help, M::kAny, nullptr, given, nullptr, nullptr, member, nullptr, nullptr,
-          yaml, bridge, megatron, plan, nullptr, nullptr};
+                               std::string_view megatron, P plan, D dim) {
+  return {key,     K::kBool, help,    M::kAny, nullptr, given,   nullptr,
+          nullptr, member,   nullptr, nullptr, yaml,    bridge,  megatron,
+          plan,    nullptr,  nullptr, dim,     nullptr, nullptr, FieldShown::kAlways};
 }
 constexpr LayoutField text_row(std::string_view key, std::string_view help, std::string F::*given,
                                std::string (*text_of)(const Layout&), Result<void> (*apply)(const F&, L&),
-                               std::string_view yaml, std::string_view bridge, std::string_view megatron, P plan) {
-  return {key, K::kText, help, M::kAny, nullptr, nullptr, given, nullptr, nullptr, text_of, apply,
-          yaml, bridge, megatron, plan, nullptr, nullptr};
+                               std::string_view yaml, std::string_view bridge, std::string_view megatron, P plan,
+                               D dim) {
+  return {key,     K::kText, help,    M::kAny, nullptr, nullptr, given,
+          nullptr, nullptr,  text_of, apply,   yaml,    bridge,  megatron,
+          plan,    nullptr,  nullptr, dim,     nullptr, nullptr, FieldShown::kAlways};
 }
 constexpr LayoutField number_row(std::string_view key, std::string_view help, std::optional<double> F::*given,
                                  double L::*member, std::string_view yaml, std::string_view bridge,
-                                 std::string_view megatron, P plan) {
-  return {key, K::kNumber, help, M::kAny, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
-          yaml, bridge, megatron, plan, given, member};
+                                 std::string_view megatron, P plan, D dim) {
+  return {key,     K::kNumber, help,    M::kAny, nullptr, nullptr, nullptr,
+          nullptr, nullptr,    nullptr, nullptr, yaml,    bridge,  megatron,
+          plan,    given,      member,  dim,     nullptr, nullptr, FieldShown::kAlways};
 }
 
+// A row that means something only when `in_force` holds.
+constexpr LayoutField when_in_force(bool (*in_force)(const Layout&), LayoutField f) {
+  f.in_force = in_force;
+  return f;
+}
+// A row a layout's JSON shows only when it is not Layout's default.
+constexpr LayoutField when_set(LayoutField f) {
+  f.shown = FieldShown::kWhenSet;
+  return f;
+}
+// A row whose flag `flags_text` leaves out when `implied` says estimate takes the value without it.
+constexpr LayoutField implied_when(bool (*implied)(const Layout&), LayoutField f) {
+  f.implied = implied;
+  return f;
+}
+
+bool even_split_counts(const Layout& l) { return l.pipeline_layout.empty(); }
+bool selective(const Layout& l) { return l.recompute == Recompute::kSelective; }
+bool full_recompute(const Layout& l) { return l.recompute == Recompute::kFull; }
+bool graphs_on(const Layout& l) { return l.cuda_graph != CudaGraph::kNone; }
+bool offloads_activations(const Layout& l) { return l.offload_modules != 0; }
+// TP is always spelled out; SP defaults to TP > 1 (seed 004, apply_layout_flags); unset, ETP
+// follows TP for a MoE model (Megatron-Core) or is 1 (Megatron-Bridge, a dense model): only 1 with
+// TP 1 is the same in every case.
+bool never(const Layout&) { return false; }
+bool sp_follows_tp(const Layout& l) { return l.sp == (l.tp > 1); }
+bool etp_default(const Layout& l) { return l.tp == 1 && l.etp == 1; }
+// Selective recompute without a list runs Megatron-Core's default modules.
+bool no_module_list(const Layout& l) { return l.recompute_modules == 0; }
+
 const std::array kLayoutFields{
-    int_row("tp", "Tensor parallel size (default 1)", M::kOne, &F::tp, &L::tp, "layout.tp",
-            "model.tensor_model_parallel_size", "--tensor-model-parallel-size", P::kSearched),
+    implied_when(never,
+                 int_row("tp", "Tensor parallel size (default 1)", M::kOne, &F::tp, &L::tp, "layout.tp",
+                         "model.tensor_model_parallel_size", "--tensor-model-parallel-size", P::kSearched, D::kTp)),
     int_row("pp", "Pipeline parallel size (default 1)", M::kOne, &F::pp, &L::pp, "layout.pp",
-            "model.pipeline_model_parallel_size", "--pipeline-model-parallel-size", P::kSearched),
+            "model.pipeline_model_parallel_size", "--pipeline-model-parallel-size", P::kSearched, D::kPipeline),
     int_row("vp", "Virtual pipeline stages per rank (interleaved 1F1B; default 1)", M::kOne, &F::vp, &L::vp,
             "layout.vpp", "model.virtual_pipeline_model_parallel_size", "--num-virtual-stages-per-pipeline-rank",
-            P::kSearched),
+            P::kSearched, D::kPipeline),
     int_row("cp", "Context parallel size (default 1)", M::kOne, &F::cp, &L::cp, "layout.cp",
-            "model.context_parallel_size", "--context-parallel-size", P::kSearched),
+            "model.context_parallel_size", "--context-parallel-size", P::kSearched, D::kCp),
     int_row("ep", "Expert parallel size (default 1)", M::kOne, &F::ep, &L::ep, "layout.ep",
-            "model.expert_model_parallel_size", "--expert-model-parallel-size", P::kSearched),
-    int_row("etp", "Expert tensor parallel size (default: TP for a MoE model, as Megatron)", M::kOne, &F::etp, &L::etp,
-            "layout.etp", "model.expert_tensor_parallel_size", "--expert-tensor-parallel-size", P::kSearched),
+            "model.expert_model_parallel_size", "--expert-model-parallel-size", P::kSearched, D::kEp),
+    implied_when(etp_default, int_row("etp", "Expert tensor parallel size (default: TP for a MoE model, as Megatron)",
+                                      M::kOne, &F::etp, &L::etp, "layout.etp", "model.expert_tensor_parallel_size",
+                                      "--expert-tensor-parallel-size", P::kSearched, D::kEtp)),
     int_row("mbs", "Micro batch size in sequences (default 1)", M::kOne, &F::mbs, &L::mbs, "layout.rows_per_microbatch",
-            "train.micro_batch_size", "--micro-batch-size", P::kSearched),
-    int_row("first_stage_layers", "Layers on the first pipeline stage, when PP does not divide the layers", M::kZero,
-            &F::first_stage_layers, &L::first_stage_layers, "features.pipeline_layout.first_stage_layers",
-            "model.num_layers_in_first_pipeline_stage", "--decoder-first-pipeline-num-layers", P::kDerived),
-    int_row("last_stage_layers", "Layers on the last pipeline stage", M::kZero, &F::last_stage_layers,
-            &L::last_stage_layers, "features.pipeline_layout.last_stage_layers",
-            "model.num_layers_in_last_pipeline_stage", "--decoder-last-pipeline-num-layers", P::kDerived),
-    text_row("pipeline_layout",
-             "Megatron-Core pipeline_model_parallel_layout, e.g. 'Et*3|(t*4|)*2t*3L' (sets VP; none drops a recipe's)",
-             &F::pipeline_layout, pipeline_layout_text, apply_pipeline_layout, "features.pipeline_layout",
-             "model.pipeline_model_parallel_layout", "--pipeline-model-parallel-layout", P::kDerived),
-    bool_row("account_for_embedding",
-             "Count the embedding as a layer of the first pipeline stage (account_for_embedding_in_pipeline_split)",
-             &F::account_for_embedding, &L::account_for_embedding,
-             "features.settings.account_for_embedding_in_pipeline_split",
-             "model.account_for_embedding_in_pipeline_split", "--account-for-embedding-in-pipeline-split",
-             P::kDerived),
-    bool_row("account_for_loss",
-             "Count the loss as a layer of the last pipeline stage (account_for_loss_in_pipeline_split)",
-             &F::account_for_loss, &L::account_for_loss, "features.settings.account_for_loss_in_pipeline_split",
-             "model.account_for_loss_in_pipeline_split", "--account-for-loss-in-pipeline-split", P::kDerived),
-    bool_row("sp", "Sequence parallel (default: on when TP > 1)", &F::sp, &L::sp, "layout.sequence_parallel",
-             "model.sequence_parallel", "--sequence-parallel", P::kDerived),
+            "train.micro_batch_size", "--micro-batch-size", P::kSearched, D::kMbs),
+    when_in_force(
+        even_split_counts,
+        int_row("first_stage_layers", "Layers on the first pipeline stage, when PP does not divide the layers",
+                M::kZero, &F::first_stage_layers, &L::first_stage_layers, "features.pipeline_layout.first_stage_layers",
+                "model.num_layers_in_first_pipeline_stage", "--decoder-first-pipeline-num-layers", P::kDerived,
+                D::kPipeline)),
+    when_in_force(even_split_counts,
+                  int_row("last_stage_layers", "Layers on the last pipeline stage", M::kZero, &F::last_stage_layers,
+                          &L::last_stage_layers, "features.pipeline_layout.last_stage_layers",
+                          "model.num_layers_in_last_pipeline_stage", "--decoder-last-pipeline-num-layers", P::kDerived,
+                          D::kPipeline)),
+    when_set(text_row(
+        "pipeline_layout",
+        "Megatron-Core pipeline_model_parallel_layout, e.g. 'Et*3|(t*4|)*2t*3L' (sets VP; none drops a recipe's)",
+        &F::pipeline_layout, pipeline_layout_text, apply_pipeline_layout, "features.pipeline_layout",
+        "model.pipeline_model_parallel_layout", "--pipeline-model-parallel-layout", P::kDerived, D::kPipeline)),
+    when_set(bool_row(
+        "account_for_embedding",
+        "Count the embedding as a layer of the first pipeline stage (account_for_embedding_in_pipeline_split)",
+        &F::account_for_embedding, &L::account_for_embedding,
+        "features.settings.account_for_embedding_in_pipeline_split", "model.account_for_embedding_in_pipeline_split",
+        "--account-for-embedding-in-pipeline-split", P::kDerived, D::kPipeline)),
+    when_set(bool_row(
+        "account_for_loss", "Count the loss as a layer of the last pipeline stage (account_for_loss_in_pipeline_split)",
+        &F::account_for_loss, &L::account_for_loss, "features.settings.account_for_loss_in_pipeline_split",
+        "model.account_for_loss_in_pipeline_split", "--account-for-loss-in-pipeline-split", P::kDerived, D::kPipeline)),
+    implied_when(sp_follows_tp, bool_row("sp", "Sequence parallel (default: on when TP > 1)", &F::sp, &L::sp,
+                                         "layout.sequence_parallel", "model.sequence_parallel", "--sequence-parallel",
+                                         P::kDerived, D::kTp)),
     bool_row("fsdp", "Megatron-FSDP (optim_grads_params) instead of DDP + distributed optimizer", &F::fsdp, &L::fsdp,
-             "features.fsdp", "ddp.use_megatron_fsdp", "--use-megatron-fsdp", P::kSearched),
-    bool_row("distributed_optimizer", "Distributed optimizer (default on)", &F::distributed_optimizer,
-             &L::distributed_optimizer, "features.settings.use_distributed_optimizer", "ddp.use_distributed_optimizer",
-             "--use-distributed-optimizer", P::kFixed),
-    bool_row("precision_aware_optimizer", "Precision-aware optimizer: BF16 moments and masters",
-             &F::precision_aware_optimizer, &L::precision_aware_optimizer, "features.precision_aware_optimizer",
-             "optimizer.use_precision_aware_optimizer", "--use-precision-aware-optimizer", P::kFixed),
-    bool_row("grad_reduce_in_fp32", "FP32 main gradients, reduced in FP32 (Bridge library recipes' default; adds 2 B/param)",
-             &F::grad_reduce_in_fp32, &L::grad_reduce_in_fp32, "features.grad_reduce_in_fp32", "ddp.grad_reduce_in_fp32",
-             "--accumulate-allreduce-grads-in-fp32", P::kFixed),
-    bool_row("ep_a2a_overlap", "Overlap the EP all-to-all with compute", &F::ep_a2a_overlap, &L::ep_a2a_overlap,
-             "features.ep_a2a_overlap", "comm_overlap.overlap_moe_expert_parallel_comm",
-             "--overlap-moe-expert-parallel-comm", P::kFixed),
-    bool_row("tp_comm_overlap", "Overlap TP communication with GEMMs", &F::tp_comm_overlap, &L::tp_comm_overlap,
-             "features.tp_comm_overlap", "comm_overlap.tp_comm_overlap", "--tp-comm-overlap", P::kFixed),
+             "features.fsdp", "ddp.use_megatron_fsdp", "--use-megatron-fsdp", P::kSearched, D::kFsdp),
+    when_set(bool_row("distributed_optimizer", "Distributed optimizer (default on)", &F::distributed_optimizer,
+                      &L::distributed_optimizer, "features.settings.use_distributed_optimizer",
+                      "ddp.use_distributed_optimizer", "--use-distributed-optimizer", P::kFixed, D::kNone)),
+    when_set(bool_row("precision_aware_optimizer", "Precision-aware optimizer: BF16 moments and masters",
+                      &F::precision_aware_optimizer, &L::precision_aware_optimizer,
+                      "features.precision_aware_optimizer", "optimizer.use_precision_aware_optimizer",
+                      "--use-precision-aware-optimizer", P::kFixed, D::kNone)),
+    when_set(bool_row("grad_reduce_in_fp32",
+                      "FP32 main gradients, reduced in FP32 (Bridge library recipes' default; adds 2 B/param)",
+                      &F::grad_reduce_in_fp32, &L::grad_reduce_in_fp32, "features.grad_reduce_in_fp32",
+                      "ddp.grad_reduce_in_fp32", "--accumulate-allreduce-grads-in-fp32", P::kFixed, D::kNone)),
+    when_set(bool_row("ep_a2a_overlap", "Overlap the EP all-to-all with compute", &F::ep_a2a_overlap,
+                      &L::ep_a2a_overlap, "features.ep_a2a_overlap", "comm_overlap.overlap_moe_expert_parallel_comm",
+                      "--overlap-moe-expert-parallel-comm", P::kFixed, D::kNone)),
+    when_set(bool_row("tp_comm_overlap", "Overlap TP communication with GEMMs", &F::tp_comm_overlap,
+                      &L::tp_comm_overlap, "features.tp_comm_overlap", "comm_overlap.tp_comm_overlap",
+                      "--tp-comm-overlap", P::kFixed, D::kNone)),
     // Precision names a Bridge mixed-precision recipe and a set of Megatron-LM flags (launch_*.cpp).
     text_row("precision", "bf16 (default) | fp8_cs | fp8_ds | fp8_blockwise | mxfp8 | nvfp4", &F::precision,
-             precision_text, apply_precision, "workload.precision", "mixed_precision", "", P::kSearched),
+             precision_text, apply_precision, "workload.precision", "mixed_precision", "", P::kSearched, D::kPrecision),
     text_row("recompute", "none (default) | selective | full", &F::recompute, recompute_text, apply_recompute,
-             "layout.recompute.granularity", "model.recompute_granularity", "--recompute-granularity", P::kSearched),
-    text_row("recompute_modules", "Selective recompute modules: core_attn,moe_act,mla_up_proj,...",
-             &F::recompute_modules, recompute_modules_text, apply_recompute_modules, "features.recompute_modules",
-             "model.recompute_modules", "--recompute-modules", P::kSearched),
-    text_row("recompute_method", "uniform | block (full recompute)", &F::recompute_method, recompute_method_text,
-             apply_recompute_method, "layout.recompute.method", "model.recompute_method", "--recompute-method",
-             P::kSearched),
-    int_row("recompute_layers", "Layers per recompute unit (full recompute; default 1)", M::kAny, &F::recompute_layers,
-            &L::recompute_layers, "layout.recompute.num_layers", "model.recompute_num_layers", "--recompute-num-layers",
-            P::kSearched),
+             "layout.recompute.granularity", "model.recompute_granularity", "--recompute-granularity", P::kSearched,
+             D::kRecompute),
+    implied_when(
+        no_module_list,
+        when_in_force(selective,
+                      text_row("recompute_modules", "Selective recompute modules: core_attn,moe_act,mla_up_proj,...",
+                               &F::recompute_modules, recompute_modules_text, apply_recompute_modules,
+                               "features.recompute_modules", "model.recompute_modules", "--recompute-modules",
+                               P::kSearched, D::kRecompute))),
+    when_in_force(full_recompute,
+                  when_set(text_row("recompute_method", "uniform | block (full recompute)", &F::recompute_method,
+                                    recompute_method_text, apply_recompute_method, "layout.recompute.method",
+                                    "model.recompute_method", "--recompute-method", P::kSearched, D::kRecompute))),
+    when_in_force(full_recompute,
+                  int_row("recompute_layers", "Layers per recompute unit (full recompute; default 1)", M::kAny,
+                          &F::recompute_layers, &L::recompute_layers, "layout.recompute.num_layers",
+                          "model.recompute_num_layers", "--recompute-num-layers", P::kSearched, D::kRecompute)),
     // The dispatcher is a type and, for flex, a backend (launch_*.cpp).
     text_row("dispatcher", "MoE dispatcher: alltoall (default) | allgather | deepep | hybridep", &F::dispatcher,
              dispatcher_text, apply_dispatcher, "layout.dispatcher", "model.moe_token_dispatcher_type",
-             "--moe-token-dispatcher-type", P::kSearched),
+             "--moe-token-dispatcher-type", P::kSearched, D::kDispatcher),
     text_row("cuda_graph", "none (default) | transformer_engine | local | full_iteration", &F::cuda_graph,
-             cuda_graph_text, apply_cuda_graph, "features.cuda_graph.impl", "model.cuda_graph_impl", "--cuda-graph-impl",
-             P::kFixed),
-    text_row("cuda_graph_scope", "attn,mlp,moe,moe_router,moe_preprocess,mamba", &F::cuda_graph_scope,
-             cuda_graph_scope_text, apply_cuda_graph_scope, "features.cuda_graph.scope", "model.cuda_graph_scope",
-             "--cuda-graph-scope", P::kFixed),
-    int_row("cpu_offload_layers", "Activation offload layers", M::kAny, &F::cpu_offload_layers, &L::cpu_offload_layers,
-            "features.cpu_offload_layers", "model.cpu_offloading_num_layers", "--cpu-offloading-num-layers", P::kFixed),
+             cuda_graph_text, apply_cuda_graph, "features.cuda_graph.impl", "model.cuda_graph_impl",
+             "--cuda-graph-impl", P::kFixed, D::kNone),
+    when_in_force(graphs_on, when_set(text_row("cuda_graph_scope", "attn,mlp,moe,moe_router,moe_preprocess,mamba",
+                                               &F::cuda_graph_scope, cuda_graph_scope_text, apply_cuda_graph_scope,
+                                               "features.cuda_graph.scope", "model.cuda_graph_scope",
+                                               "--cuda-graph-scope", P::kFixed, D::kNone))),
+    when_set(int_row("cpu_offload_layers", "Activation offload layers", M::kAny, &F::cpu_offload_layers,
+                     &L::cpu_offload_layers, "features.cpu_offload_layers", "model.cpu_offloading_num_layers",
+                     "--cpu-offloading-num-layers", P::kFixed, D::kNone)),
     // Host offload (docs/model.md "Offload"). Each also sets a switch beside its value (Bridge
     // optimizer.optimizer_cpu_offload, model.fine_grained_activation_offloading; Megatron-LM
     // --optimizer-cpu-offload, --fine-grained-activation-offloading): the writers add those
     // (launch_bridge.cpp, launch_megatron.cpp). plan searches offload itself (--offload auto) when no
     // layout fits without it (search/offload.hpp), so it takes none of these flags.
-    number_row("optimizer_offload_fraction",
-               "Optimizer CPU offload: share of the optimizer state on the host, 0..1 (default 0 = off)",
-               &F::optimizer_offload_fraction, &L::optimizer_offload_fraction, "features.optimizer_offload_fraction",
-               "optimizer.optimizer_offload_fraction", "--optimizer-offload-fraction", P::kDerived),
-    text_row("offload_modules",
-             "Fine-grained activation offloading: attn_norm,qkv_linear,core_attn,attn_proj,mlp_norm,expert_fc1,moe_act",
-             &F::offload_modules, offload_modules_text, apply_offload_modules, "", "model.offload_modules",
-             "--offload-modules", P::kDerived),
-    number_row("activation_offload_fraction", "Share of the offload groups offloaded, 0..1 (default 1)",
-               &F::activation_offload_fraction, &L::activation_offload_fraction, "",
-               "model.activation_offload_fraction", "--activation-offload-fraction", P::kDerived),
+    when_set(number_row("optimizer_offload_fraction",
+                        "Optimizer CPU offload: share of the optimizer state on the host, 0..1 (default 0 = off)",
+                        &F::optimizer_offload_fraction, &L::optimizer_offload_fraction,
+                        "features.optimizer_offload_fraction", "optimizer.optimizer_offload_fraction",
+                        "--optimizer-offload-fraction", P::kDerived, D::kNone)),
+    when_set(text_row(
+        "offload_modules",
+        "Fine-grained activation offloading: attn_norm,qkv_linear,core_attn,attn_proj,mlp_norm,expert_fc1,moe_act",
+        &F::offload_modules, offload_modules_text, apply_offload_modules, "", "model.offload_modules",
+        "--offload-modules", P::kDerived, D::kNone)),
+    when_in_force(
+        offloads_activations,
+        number_row("activation_offload_fraction", "Share of the offload groups offloaded, 0..1 (default 1)",
+                   &F::activation_offload_fraction, &L::activation_offload_fraction, "",
+                   "model.activation_offload_fraction", "--activation-offload-fraction", P::kDerived, D::kNone)),
 };
 
 // The shortest text that reads back to `v` ("0.5", "1").
@@ -331,6 +411,26 @@ bool field_given(const LayoutField& f, const LayoutFlags& flags) {
     case FieldKind::kNumber: return (flags.*f.given_number).has_value();
   }
   return false;
+}
+
+bool field_in_force(const LayoutField& f, const Layout& l) { return f.in_force == nullptr || f.in_force(l); }
+
+std::optional<uint32_t> search_dims_of(std::string_view keys) {
+  uint32_t dims = 0;
+  while (!keys.empty()) {
+    const size_t comma = keys.find(',');
+    const std::string_view key = keys.substr(0, comma);
+    keys = comma == std::string_view::npos ? std::string_view() : keys.substr(comma + 1);
+    if (key == "dp") {  // world / (TP CP PP)
+      dims |= dim_bit(SearchDim::kTp) | dim_bit(SearchDim::kCp) | dim_bit(SearchDim::kPipeline);
+      continue;
+    }
+    const auto row =
+        std::find_if(kLayoutFields.begin(), kLayoutFields.end(), [&](const LayoutField& f) { return f.key == key; });
+    if (row == kLayoutFields.end()) return std::nullopt;
+    dims |= dim_bit(row->search);
+  }
+  return dims;
 }
 
 bool LayoutFlags::any() const {

@@ -5,12 +5,10 @@
 // --batch lines, the serve API, `launch plan.json`: emit/layout_flags.cpp) and the launch writers
 // (emit/launch_*.cpp) all read their spellings from here.
 //
-// To add a layout option: add its member to Layout (core/layout.hpp) and to LayoutFlags below, add
-// one row to kLayoutFields (layout_fields.cpp), then its term in the model (estimate/memory.cpp,
-// estimate/time.cpp). The flag, the JSON key, --help and the round-trip test
-// (tests/layout_fields_test.cpp) follow from the row.
+// The recipe for adding a layout option is at the top of layout_fields.cpp.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -68,6 +66,34 @@ enum class PlanRole {
   kDerived,   // the search derives it from what it searches (SP from TP, the split from PP and VP)
 };
 
+// The planner's search dimensions, in the order it enumerates them, outermost first
+// (search/walk.cpp). kPipeline is PP, VP and the stage split (and DP, derived from TP, CP and PP).
+// Each row names the dimension that sets its field in every layout the planner tries (kNone: the
+// request's base layout gives it); each rule names the fields it reads (rules/rule_table.cpp), so
+// the level the planner evaluates a rule at follows from the two tables (search/rule_levels.hpp).
+enum class SearchDim : uint8_t {
+  kPrecision,
+  kTp,
+  kCp,
+  kPipeline,
+  kEp,
+  kEtp,
+  kDispatcher,
+  kRecompute,
+  kFsdp,
+  kMbs,
+  kNone
+};
+inline constexpr int kNumSearchDims = 10;
+
+inline constexpr uint32_t dim_bit(SearchDim d) { return d == SearchDim::kNone ? 0u : 1u << static_cast<uint32_t>(d); }
+
+// When a layout's JSON (emit/layout_json.cpp) shows a field that is in force.
+enum class FieldShown {
+  kAlways,   // every layout has it: "tp": 1
+  kWhenSet,  // only when it is not Layout's default ("tp_comm_overlap": true)
+};
+
 struct LayoutField {
   std::string_view key;   // JSON key; the flag is "--" + key with dashes (flag_name)
   FieldKind kind;
@@ -90,6 +116,16 @@ struct LayoutField {
   // kNumber's: where a given value is kept and where it lands in Layout.
   std::optional<double> LayoutFlags::*given_number;
   double Layout::*number_member;
+  // The planner's dimension that sets it (kNone for the fields it keeps at the request's value).
+  SearchDim search = SearchDim::kNone;
+  // Whether the field means anything in `l` (nullptr: always): recompute_layers only with full
+  // recompute, the first/last stage counts only without an explicit layout. A field that does not
+  // is left out of the layout's JSON and of `flags_text`.
+  bool (*in_force)(const Layout& l) = nullptr;
+  // Whether estimate takes `l`'s value when the flag is not given, so `flags_text` leaves it out
+  // (nullptr: when it is Layout's default).
+  bool (*implied)(const Layout& l) = nullptr;
+  FieldShown shown = FieldShown::kAlways;
 };
 
 // Every row, in the order flags are listed in --help and in `flags_text`.
@@ -102,6 +138,11 @@ const LayoutField& layout_field(std::string_view key);
 std::string flag_name(const LayoutField& f);
 // The field's value in `l` as a flag or JSON value spells it ("2", "true", "fp8_cs").
 std::string field_text(const LayoutField& f, const Layout& l);
+// Whether `f` means anything in `l` (its in_force).
+bool field_in_force(const LayoutField& f, const Layout& l);
+// The search dimensions of the fields named in `keys` ("tp,etp"; "dp" is DP, derived from TP, CP and
+// PP): the bits dim_bit() sets. nullopt when a name is neither a row's key nor "dp".
+std::optional<uint32_t> search_dims_of(std::string_view keys);
 // Whether `f` was given in `flags`.
 bool field_given(const LayoutField& f, const LayoutFlags& flags);
 

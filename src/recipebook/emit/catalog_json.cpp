@@ -4,43 +4,6 @@
 
 namespace rb {
 
-Json layout_json(const Layout& l) {
-  Json j;
-  j["tp"] = l.tp;
-  j["pp"] = l.pp;
-  j["vp"] = l.vp;
-  j["cp"] = l.cp;
-  j["ep"] = l.ep;
-  j["etp"] = l.etp;
-  j["dp"] = l.dp;
-  // An explicit pipeline_model_parallel_layout instead of stage counts (Megatron-Core refuses both),
-  // as `--pipeline-layout` reads it back: recommend's launch request carries it to the command,
-  // which would otherwise clear the recipe's own.
-  if (!l.pipeline_layout.empty()) {
-    j["pipeline_layout"] = pipeline_layout_str(l.pipeline_layout);
-  } else {
-    j["first_stage_layers"] = l.first_stage_layers;  // 0 and 0: an even pipeline split
-    j["last_stage_layers"] = l.last_stage_layers;
-  }
-  j["mbs"] = l.mbs;
-  j["sp"] = l.sp;
-  j["fsdp"] = l.fsdp;
-  j["precision"] = std::string(precision_name(l.precision));
-  j["recompute"] = std::string(recompute_name(l.recompute));
-  if (l.recompute == Recompute::kSelective)
-    j["recompute_modules"] = recompute_modules_str(l.recompute_modules == 0 ? kRcDefault : l.recompute_modules);
-  if (l.recompute == Recompute::kFull) j["recompute_layers"] = l.recompute_layers;
-  j["dispatcher"] = std::string(dispatcher_name(l.dispatcher));
-  j["cuda_graph"] = std::string(cuda_graph_name(l.cuda_graph));
-  // Host offload, only when on (the keys of the layout flags, so `launch plan.json` reads them back).
-  if (l.optimizer_offload_fraction > 0) j["optimizer_offload_fraction"] = l.optimizer_offload_fraction;
-  if (l.offload_modules != 0) {
-    j["offload_modules"] = offload_modules_str(l.offload_modules);
-    j["activation_offload_fraction"] = l.activation_offload_fraction;
-  }
-  return j;
-}
-
 double best_tokens_per_s(const Recipe& r) {
   double best = r.tokens_per_s_per_gpu.value_or(0.0);
   for (const auto& m : r.measurements)

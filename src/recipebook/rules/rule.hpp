@@ -10,8 +10,10 @@
 //      out->message / out->fix / out->field with the actual numbers; with `out == nullptr` it must
 //      not allocate (the planner calls it millions of times a second).
 //   2. Add one row to kRules in rule_table.cpp: id, severity, scope, summary, generic fix, source,
-//      check function. Put it after the rules it depends on (the planner attributes a rejected
-//      layout to the first failing error rule in table order).
+//      check function, and the layout fields its verdict reads (keys of core/layout_fields.cpp, "dp"
+//      for DP). Put it after the rules it depends on (the planner attributes a rejected layout to the
+//      first failing error rule in table order, and evaluates it as soon as the search dimensions of
+//      those fields are chosen: search/rule_levels.hpp).
 //   3. Add tests/invalid/<ID>.yaml (a recipe record violating exactly that rule, first line
 //      `# expect: <ID> line N`) and a violating case plus a passing neighbour in
 //      rule_cases_test.cpp. rules_test.cpp fails until all three exist and docs/rules.md lists
@@ -71,6 +73,11 @@ struct Rule {
   std::string_view fix;       // the generic fix; findings carry a specific one
   std::string_view source;    // file/function of the framework, or seed + section
   RuleCheck check;
+  // The layout fields the verdict reads (`check` with a null Finding), as keys of the layout field
+  // table ("tp,etp"; "dp" for DP): a layout or hardware rule's. Record rules, which the planner
+  // does not evaluate, give none. A field missing here makes the planner judge the rule before
+  // that field is chosen (search/rule_levels_test.cpp catches it).
+  std::string_view reads;
 };
 
 // Upper bound on the table size, so per-rule counters can live in fixed arrays.

@@ -1,15 +1,16 @@
 // Which layout rules the planner can decide at which depth of its enumeration.
 //
-// The planner enumerates the dimensions in the order of `SearchDim` (space.hpp). A rule that reads
-// only the outer dimensions is evaluated as soon as they are chosen; when it fails, every
-// completion of that prefix is rejected at once and counted arithmetically. For the counts to mean
-// the same in the pruned and the brute-force search, a rejected layout is attributed to the first
-// failing rule in (level, table order), where a rule's level is the deepest dimension it reads.
+// The planner enumerates the dimensions in the order of `SearchDim` (core/layout_fields.hpp). A
+// rule that reads only the outer dimensions is evaluated as soon as they are chosen; when it fails,
+// every completion of that prefix is rejected at once and counted arithmetically. For the counts
+// to mean the same in the pruned and the brute-force search, a rejected layout is attributed to the
+// first failing rule in (level, table order), where a rule's level is the deepest dimension it reads.
 //
-// When a rule is added to rules/rule_table.cpp, add its dimensions to kRuleDims in
-// rule_levels.cpp. A rule missing there is evaluated at the innermost level (always correct, only
-// slower); a rule listed with too few dimensions makes the pruned search disagree with brute force
-// (search/brute_force_test.cpp catches it).
+// A rule's dimensions follow from two tables: the layout fields its row says it reads
+// (rules/rule_table.cpp `reads`) and the search dimension of each field's row
+// (core/layout_fields.cpp). A rule naming a field that is not a row is evaluated at the innermost
+// level (always correct, only slower); one that reads a field it does not name makes the pruned
+// search disagree with brute force (search/rule_levels_test.cpp and brute_force_test.cpp catch it).
 #pragma once
 
 #include <array>
@@ -18,20 +19,15 @@
 #include <vector>
 
 #include "recipebook/core/layout.hpp"
+#include "recipebook/core/layout_fields.hpp"  // SearchDim, dim_bit
 #include "recipebook/rules/facts.hpp"
 #include "recipebook/rules/prepared.hpp"
 #include "recipebook/rules/rule.hpp"
 
 namespace rb {
 
-// Enumeration order, outermost first. kPipeline is PP, VP and the stage split (and DP, derived).
-enum class SearchDim : int { kPrecision, kTp, kCp, kPipeline, kEp, kEtp, kDispatcher, kRecompute, kFsdp, kMbs };
-inline constexpr int kNumSearchDims = 10;
-
-inline constexpr uint32_t dim_bit(SearchDim d) { return 1u << static_cast<uint32_t>(d); }
-
 // The dimensions rule `id` reads (0 = none the planner varies), or kUnknownRuleDims for a rule
-// not in the table.
+// not in the table or one whose `reads` names a field the layout table lacks.
 inline constexpr uint32_t kUnknownRuleDims = 0xFFFFFFFFu;
 uint32_t rule_dims(std::string_view id);
 
