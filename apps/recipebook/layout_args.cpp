@@ -46,7 +46,7 @@ Result<RecipeBase> recipe_base(LayoutArgs& a, const Catalog& catalog, bool json_
   RecipeBase b;
   b.setup = recipe_setup(catalog, **found);
   const Recipe& r = b.setup.recipe;
-  b.layout_recorded = b.setup.layout_known && b.setup.ep_known;
+  b.layout_recorded = b.setup.layout_recorded;
   // The record's node shape is its own GPU's (GB200 and GB300 nodes hold 4), as for `launch`.
   if (a.gpus_per_node == 0 && (a.gpu.empty() || fold_name(a.gpu) == fold_name(r.gpu))) a.gpus_per_node = r.gpus_per_node;
   if (a.model.empty()) a.model = r.model;
