@@ -195,7 +195,7 @@ int main(int argc, char** argv) {
     const Recipe& r = s.recipe;
     if (!s.model || !s.model->has_architecture) { ++skipped["model without architecture"]; continue; }
     if (!s.hardware || !s.hardware->has_specs || s.hardware->memory_bytes <= 0) { ++skipped["GPU without figures"]; continue; }
-    if (!s.layout_known || !s.ep_known) { ++skipped["layout not recorded"]; continue; }
+    if (!s.layout_recorded) { ++skipped["layout not recorded"]; continue; }
     if (r.gbs <= 0 || s.seq <= 0 || r.gpus <= 0) { ++skipped["batch, sequence or GPU count not recorded"]; continue; }
     const Model& m = *s.model;
     const Hardware& hw = *s.hardware;

@@ -150,13 +150,9 @@ class Checker {
         d.values.emplace_back([probe, i](RuleInput& r) { probe->set(r, probe->values[i]); });
       doubts.push_back(std::move(d));
     }
-    // Degrees that are neither written nor doubted hold defaults: not a layout to judge.
-    // (EP only for a MoE model: a dense one has no experts, and `estimate --recipe` reads it as 1.)
-    for (const std::string_view deg : {"layout.tp", "layout.pp", "layout.cp", "layout.ep"}) {
-      if (deg == "layout.ep" && in.model != nullptr && !in.model->is_moe()) continue;
-      const bool doubted = std::find(unknown.begin(), unknown.end(), deg) != unknown.end();
-      if (!recipe.layout_known && !doubted && node_at(tree, deg) == nullptr) return {};
-    }
+    // Degrees that are neither written nor doubted hold defaults: not a layout to judge (the same
+    // test as `estimate --recipe`'s, record_check.hpp).
+    if (!record_layout_known(tree, in.model, unknown)) return {};
     // A stated DP that does not multiply out (RB-LAYOUT-PRODUCT) leaves open whether gpu.count or
     // the degrees are wrong: a finding must hold at both GPU counts.
     const auto dp = node_at(tree, "layout.dp") ? node_at(tree, "layout.dp")->as_int() : std::nullopt;

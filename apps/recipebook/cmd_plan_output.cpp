@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "recipebook/emit/table.hpp"
+#include "recipebook/rules/pipeline_split.hpp"
 #include "recipebook/rules/rule.hpp"
 #include "recipebook/price_label.hpp"
 
@@ -75,7 +76,7 @@ class LayoutColumns {
                           [&](const Candidate& c) { return c.layout.precision != rows.front().layout.precision; }) ||
                   v.req.fixed.precisions.size() > 1;
     moe_ = v.model.is_moe();
-    uneven_ = std::any_of(rows.begin(), rows.end(), [](const Candidate& c) { return c.layout.first_stage_layers > 0; });
+    uneven_ = std::any_of(rows.begin(), rows.end(), [](const Candidate& c) { return stage_split_of(c.layout).any(); });
     offload_ = std::any_of(rows.begin(), rows.end(), [](const Candidate& c) { return uses_offload(c.layout); });
   }
 
@@ -101,13 +102,7 @@ class LayoutColumns {
     if (range_ && with_gpus) row.push_back(std::to_string(c.gpus));
     if (precisions_) row.emplace_back(precision_name(l.precision));
     for (int x : {l.tp, l.pp, l.vp, l.cp}) row.push_back(std::to_string(x));
-    if (uneven_) {
-      const int middle =
-          l.pp > 2 ? (v_.model.num_layers() - l.first_stage_layers - l.last_stage_layers) / (l.pp - 2) : 0;
-      row.push_back(l.first_stage_layers == 0 ? "even"
-                    : l.pp > 2 ? fmt::format("{}+{}x{}+{}", l.first_stage_layers, l.pp - 2, middle, l.last_stage_layers)
-                               : fmt::format("{}+{}", l.first_stage_layers, l.last_stage_layers));
-    }
+    if (uneven_) row.push_back(stage_split_str(v_.model.num_layers(), l));
     if (moe_) {
       row.push_back(std::to_string(l.ep));
       row.push_back(std::to_string(l.etp));

@@ -9,6 +9,7 @@
 #include "recipebook/emit/catalog_json.hpp"
 #include "recipebook/emit/launch.hpp"
 #include "recipebook/price_label.hpp"
+#include "recipebook/rules/pipeline_split.hpp"
 
 namespace rb::cli {
 namespace {
@@ -301,7 +302,7 @@ Json recommendation_json(const Recommendation& r) {
   lay["gbs"] = r.resized.workload.gbs;
   lay["summary"] = layout_summary(r.resized.layout);
   const Layout& m = r.resized.modelled;
-  if (r.sized && (m.vp != r.resized.layout.vp || m.first_stage_layers != r.resized.layout.first_stage_layers)) {
+  if (r.sized && (m.vp != r.resized.layout.vp || stage_split_of(m) != stage_split_of(r.resized.layout))) {
     lay["modelled"] = layout_json(m);
   } else {
     lay["modelled"] = nullptr;

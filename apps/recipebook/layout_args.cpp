@@ -8,6 +8,7 @@
 #include "recipebook/catalog/model_source.hpp"
 #include "recipebook/catalog/recipe_match.hpp"
 #include "recipebook/core/strings.hpp"
+#include "recipebook/rules/pipeline_split.hpp"
 #include "recipebook/search/resize.hpp"
 
 namespace rb::cli {
@@ -45,7 +46,7 @@ Result<RecipeBase> recipe_base(LayoutArgs& a, const Catalog& catalog, bool json_
   RecipeBase b;
   b.setup = recipe_setup(catalog, **found);
   const Recipe& r = b.setup.recipe;
-  b.layout_recorded = b.setup.layout_known && b.setup.ep_known;
+  b.layout_recorded = b.setup.layout_recorded;
   // The record's node shape is its own GPU's (GB200 and GB300 nodes hold 4), as for `launch`.
   if (a.gpus_per_node == 0 && (a.gpu.empty() || fold_name(a.gpu) == fold_name(r.gpu))) a.gpus_per_node = r.gpus_per_node;
   if (a.model.empty()) a.model = r.model;
@@ -163,13 +164,12 @@ Result<Setup> resolve_setup(const LayoutArgs& in, const Catalog& catalog, bool j
   // code, modelled as the most balanced split (as `recommend` and bench/agreement.cpp do).
   if (base && l.pp == base->setup.recipe.layout.pp && l.vp == base->setup.recipe.layout.vp) {
     const Layout modelled = modelled_layout(s.model.num_layers(), l);
-    if (modelled.first_stage_layers != l.first_stage_layers || modelled.vp != l.vp)
+    if (stage_split_of(modelled) != stage_split_of(l) || modelled.vp != l.vp)
       s.notes.push_back(fmt::format(
           "the record gives no split of the {} layers over PP {}{} (Megatron-Bridge splits them in its own code): "
-          "estimated as {}first/last stage {}/{} layers",
+          "estimated as {}{}",
           s.model.num_layers(), l.pp, l.vp > 1 ? fmt::format(" x VP {}", l.vp) : "",
-          modelled.vp != l.vp ? fmt::format("VP {} with ", modelled.vp) : "", modelled.first_stage_layers,
-          modelled.last_stage_layers));
+          modelled.vp != l.vp ? fmt::format("VP {} with ", modelled.vp) : "", stage_split_words(modelled)));
     l = modelled;
   }
 

@@ -94,6 +94,30 @@ void read_pipeline_layout(YamlReader& r, const YNode* features, Layout& l) {
   l.last_stage_layers = r.int32(pl, "last_stage_layers", "features.pipeline_layout").value_or(0);
 }
 
+// Fine-grained activation offloading: Megatron-Core TransformerConfig fine_grained_activation_offloading
+// (`features.fine_grained_offload`) with offload_modules. The modules act only with the switch on
+// (transformer_layer.py _set_offload_modules, moe/experts.py: `fine_grained_activation_offloading and
+// name in offload_modules`), so a list without it offloads nothing. fused_group_mlp and gdp_qkv are
+// Megatron's, not modelled (core/layout.cpp): read as nothing offloaded for them.
+void read_offload_modules(YamlReader& r, const YNode* features, Layout& l) {
+  const std::string p = "features";
+  const bool on = r.boolean(features, "fine_grained_offload", p).value_or(false);
+  const YNode* om = features->get("offload_modules");
+  if (om == nullptr || om->is_null()) return;
+  const auto names = r.string_list(features, "offload_modules", p);
+  uint32_t mask = 0;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (auto bit = parse_offload_modules(names[i], nullptr)) {
+      mask |= *bit;
+    } else if (names[i] != "fused_group_mlp" && names[i] != "gdp_qkv") {
+      r.error(om->is_seq() ? om->seq[i] : *om,
+              "`features.offload_modules` has an unknown module '" + names[i] + "'",
+              "use " + offload_module_choices() + ", fused_group_mlp or gdp_qkv");
+    }
+  }
+  if (on) l.offload_modules = mask;
+}
+
 void read_features(YamlReader& r, const YNode& doc, Recipe& rec, std::optional<std::string>& flex_backend) {
   Layout& l = rec.layout;
   const YNode* f = r.map(&doc, "features", "");
@@ -117,6 +141,7 @@ void read_features(YamlReader& r, const YNode& doc, Recipe& rec, std::optional<s
   l.fsdp = r.boolean(f, "fsdp", p).value_or(l.fsdp);
   l.cpu_offload_layers = r.int32(f, "cpu_offload_layers", p).value_or(l.cpu_offload_layers);
   l.optimizer_offload_fraction = r.number(f, "optimizer_offload_fraction", p).value_or(l.optimizer_offload_fraction);
+  read_offload_modules(r, f, l);
   l.ep_a2a_overlap = r.boolean(f, "ep_a2a_overlap", p).value_or(l.ep_a2a_overlap);
   l.tp_comm_overlap = r.boolean(f, "tp_comm_overlap", p).value_or(l.tp_comm_overlap);
   l.precision_aware_optimizer =

@@ -43,11 +43,11 @@ RecipeSetup recipe_setup(const Catalog& catalog, const RecipeEntry& entry) {
   const YNode& t = tree ? *tree : entry.tree;
   if (auto m = catalog.find_model(s.recipe.model)) s.model = *m;
   if (auto h = catalog.find_hardware(s.recipe.gpu)) s.hardware = *h;
-  const bool moe = s.model && s.model->has_architecture && s.model->is_moe();
-  s.ep_known = has_path(t, "layout.ep");
+  const bool dense = s.model && s.model->has_architecture && !s.model->is_moe();
   s.layout_known = s.recipe.layout_known ||
                    (has_path(t, "layout.tp") && has_path(t, "layout.pp") && has_path(t, "layout.cp"));
-  if (!moe && s.layout_known) s.ep_known = true;
+  s.ep_known = has_path(t, "layout.ep") || dense;
+  s.layout_recorded = record_layout_known(t, s.model ? &*s.model : nullptr);
   if (const YNode* v = node_at(t, "variant"); v != nullptr && v->is_scalar()) s.variant = v->text;
   s.seq = s.recipe.seq > 0 ? s.recipe.seq : variant_seq(s.variant);
   return s;

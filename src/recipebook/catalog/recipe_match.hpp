@@ -21,8 +21,11 @@ struct RecipeSetup {
   const RecipeEntry* entry = nullptr;
   std::optional<Model> model;        // nullopt: the model is not in the catalog
   std::optional<Hardware> hardware;  // nullopt: the GPU is not in the catalog
-  bool layout_known = false;  // TP, PP and CP recorded (and EP for a MoE model)
-  bool ep_known = false;
+  bool layout_known = false;  // TP, PP and CP recorded (recommend starts a missing EP at 1)
+  bool ep_known = false;      // EP recorded, or the model is known to be dense
+  // The whole layout is the record's to estimate (record_check.hpp record_layout_known, as `check`
+  // decides whether to judge it): what `estimate --recipe` and the agreement bench require.
+  bool layout_recorded = false;
   int64_t seq = 0;            // recorded, else from a sequence `variant` ("128k"), else 0
   std::string variant;        // the record's `variant`, "" when none
 };

@@ -229,6 +229,29 @@ TEST(RecipeYaml, PipelineLayoutStringIsParsed) {
   EXPECT_THAT(all(bad), HasSubstr("unknown layer letter 'q' at column 5"));
 }
 
+// features.fine_grained_offload + offload_modules (Megatron-Bridge's fine_grained_activation_offloading
+// and offload_modules, as gen_catalog.py and `launch --target recipe` write them) reach the layout;
+// the modules without the switch offload nothing (Megatron-Core reads them only with it on);
+// Megatron's unmodelled fused_group_mlp is no error, an unknown name is.
+TEST(RecipeYaml, FineGrainedOffloadModulesReachTheLayout) {
+  Diagnostics ds;
+  auto r = convert("layout: {tp: 1, pp: 1, cp: 1, ep: 8}\n"
+                   "features: {fine_grained_offload: true, offload_modules: [core_attn, attn_proj]}\n",
+                   ds);
+  ASSERT_TRUE(r) << all(ds);
+  EXPECT_EQ(r->layout.offload_modules, kOfCoreAttn | kOfAttnProj);
+  EXPECT_DOUBLE_EQ(r->layout.activation_offload_fraction, 1.0);
+  r = convert("features: {offload_modules: [expert_fc1]}\n", ds);
+  ASSERT_TRUE(r) << all(ds);
+  EXPECT_EQ(r->layout.offload_modules, 0u);
+  r = convert("features: {fine_grained_offload: true, offload_modules: [fused_group_mlp, expert_fc1]}\n", ds);
+  ASSERT_TRUE(r) << all(ds);
+  EXPECT_EQ(r->layout.offload_modules, kOfExpertFc1);
+  Diagnostics bad;
+  EXPECT_FALSE(convert("features: {fine_grained_offload: true, offload_modules: [core_attn, qkv]}\n", bad));
+  EXPECT_THAT(all(bad), HasSubstr("`features.offload_modules` has an unknown module 'qkv'"));
+}
+
 TEST(RecipeYaml, NotAMap) {
   Diagnostics ds;
   EXPECT_FALSE(convert("- a\n", ds));

@@ -1,5 +1,6 @@
 #include "recipebook/catalog/record_check.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <optional>
@@ -34,6 +35,16 @@ const YNode* node_at(const YNode& root, std::string_view path) {
     i = end;
   }
   return cur;
+}
+
+bool record_layout_known(const YNode& tree, const Model* model, std::span<const std::string> doubted) {
+  const bool dense = model != nullptr && model->has_architecture && !model->is_moe();
+  for (const std::string_view deg : {"layout.tp", "layout.pp", "layout.cp", "layout.ep"}) {
+    if (deg == "layout.ep" && dense) continue;
+    const YNode* n = node_at(tree, deg);
+    if ((n == nullptr || n->is_null()) && std::find(doubted.begin(), doubted.end(), deg) == doubted.end()) return false;
+  }
+  return true;
 }
 
 Where where_of(const YNode& root, std::string_view path) {

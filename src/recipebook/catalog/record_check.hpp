@@ -10,6 +10,7 @@
 //   RB-MODEL-UNKNOWN, RB-GPU-UNKNOWN, RB-EXTENDS-UNKNOWN   references that name nothing
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -23,6 +24,14 @@ namespace rb {
 const YNode* node_at(const YNode& root, std::string_view path);
 // The position to report for `path`: the node's own, else its nearest present ancestor's.
 Where where_of(const YNode& root, std::string_view path);
+
+// Whether a record gives the layout to judge (`check`) or estimate (`estimate --recipe`, `launch`,
+// recommend's starting point) as its own: TP, PP and CP written, and EP unless `model` is known to
+// be dense (a dense model has no experts; Megatron reads EP as 1). Degrees the record leaves out
+// hold defaults, not a layout. A path in `doubted` (a field the schema rejected, whose values
+// `check` probes) counts as given. `tree` is the record's YAML tree, resolved over `extends` where
+// the caller has it. One rule for every reader of a record's layout.
+bool record_layout_known(const YNode& tree, const Model* model, std::span<const std::string> doubted = {});
 
 // Checks one recipe record (already schema-valid) against the catalog.
 Diagnostics check_record(const YNode& tree, const Catalog& catalog);

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "recipebook/catalog/recipe_match.hpp"
+#include "recipebook/catalog/record_check.hpp"
 #include "recipebook/catalog/record_facts.hpp"
 #include "recipebook/catalog/yaml_tree.hpp"
 #include "recipebook/core/strings.hpp"
@@ -32,14 +33,11 @@ bool has_path(const YNode& tree, std::string_view section, std::string_view key)
   return s != nullptr && s->is_map() && s->get(key) != nullptr && !s->get(key)->is_null();
 }
 
-// A record whose `layout` gives TP, PP and CP is launchable for a dense model even without EP
-// (the generated Bridge records leave unset fields out); `layout_known` also asks for EP.
+// The record's layout is launched as recorded when it gives it whole (the generated Bridge records
+// leave EP out for a dense model): record_check.hpp record_layout_known, as `check` and `estimate`.
 bool layout_recorded(const Catalog& catalog, const RecipeEntry& e, const std::optional<Model>& model) {
-  if (e.recipe.layout_known) return true;
-  const bool dense = model && model->has_architecture && !model->is_moe();
   auto tree = catalog.resolved_tree(e.recipe.name);
-  const YNode& t = tree ? *tree : e.tree;
-  return dense && has_path(t, "layout", "tp") && has_path(t, "layout", "pp") && has_path(t, "layout", "cp");
+  return record_layout_known(tree ? *tree : e.tree, model ? &*model : nullptr);
 }
 
 // features.env_gates: env vars a library reads once at import (seed 000's NVTE_CUTEDSL_FUSED_GROUPED_MLP).

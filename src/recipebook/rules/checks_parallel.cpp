@@ -202,12 +202,15 @@ bool check_pp_layers(const RuleContext& ctx, Finding* out) {
     fix += "; the most balanced: " + str(b.first) + " and " + str(b.last) + ", `--first-stage-layers " + str(b.first) +
            " --last-stage-layers " + str(b.last) + "`";
   fix += ")";
-  if (s.total == ctx.pm.layers && (s.total + 1) % l.pp == 0)
-    fix += ", or account_for_embedding_in_pipeline_split (or _loss_) in features.settings (`--account-for-embedding`"
-           " or `--account-for-loss`)";
-  else if (s.total == ctx.pm.layers && (s.total + 2) % l.pp == 0)
-    fix += ", or account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split in features.settings"
-           " (`--account-for-embedding --account-for-loss`)";
+  // Embedding/loss accounting where PP x VP divides the layers with it (rules/pipeline_split.hpp).
+  if (const StageSplit a = accounted_split(ctx.pm.layers, l.pp, l.vp); s.total == ctx.pm.layers && a.any()) {
+    if (a.account_for_embedding)
+      fix += ", or account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split in features.settings"
+             " (`--account-for-embedding --account-for-loss`)";
+    else
+      fix += ", or account_for_embedding_in_pipeline_split (or _loss_) in features.settings (`--account-for-embedding`"
+             " or `--account-for-loss`)";
+  }
   // Megatron-Core pipeline_model_parallel_layout: any count splits, balanced with E and L as layers.
   if (const auto bal = balanced_pipeline_layout(ctx.pm.layers, l.pp * l.vp, ctx.mtp_layers()); !bal.empty())
     fix += ", or an explicit layout `--pipeline-layout '" + pipeline_layout_str(bal) + "'`";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 
 namespace rb {
 
@@ -65,9 +66,10 @@ PipelineSplit pipeline_split(const RuleContext& ctx) {
   return s;
 }
 
-StageSplit stage_split(int layers, int pp, int vp) {
-  if (pp <= 1 || vp < 1 || layers <= 0) return {};
-  if (layers % pp == 0 && (layers / pp) % vp == 0) return {};
+namespace {
+
+// The num_layers_in_first/last_pipeline_stage part of stage_split.
+StageSplit ends_split(int layers, int pp, int vp) {
   if (pp == 2) {
     if (layers % vp != 0 || layers < 2 * vp) return {};
     const int first = vp * ((layers / vp) / 2);
@@ -90,6 +92,58 @@ StageSplit stage_split(int layers, int pp, int vp) {
     }
   }
   return best;
+}
+
+}  // namespace
+
+StageSplit stage_split(int layers, int pp, int vp) {
+  if (pp <= 1 || vp < 1 || layers <= 0) return {};
+  if (layers % pp == 0 && (layers / pp) % vp == 0) return {};
+  if (const StageSplit ends = ends_split(layers, pp, vp); ends.any()) return ends;
+  return accounted_split(layers, pp, vp);
+}
+
+StageSplit accounted_split(int layers, int pp, int vp) {
+  if (pp <= 1 || vp < 1 || layers <= 0) return {};
+  const int64_t stages = static_cast<int64_t>(pp) * vp;
+  StageSplit s;
+  if ((layers + 2) % stages == 0) {
+    s.account_for_embedding = s.account_for_loss = true;
+  } else if ((layers + 1) % stages == 0) {
+    s.account_for_loss = true;
+  }
+  return s;
+}
+
+void apply_stage_split(Layout& l, const StageSplit& s) {
+  l.first_stage_layers = s.first;
+  l.last_stage_layers = s.last;
+  l.account_for_embedding = s.account_for_embedding;
+  l.account_for_loss = s.account_for_loss;
+}
+
+StageSplit stage_split_of(const Layout& l) {
+  return {l.first_stage_layers, l.last_stage_layers, l.account_for_embedding, l.account_for_loss};
+}
+
+std::string stage_split_str(int layers, const Layout& l) {
+  if (l.account_for_embedding && l.account_for_loss) return "E+L as layers";
+  if (l.account_for_embedding || l.account_for_loss) return l.account_for_loss ? "L as a layer" : "E as a layer";
+  if (l.first_stage_layers == 0 && l.last_stage_layers == 0) return "even";
+  const auto n = [](int x) { return std::to_string(x); };
+  if (l.pp <= 2) return n(l.first_stage_layers) + "+" + n(l.last_stage_layers);
+  const int middle = (layers - l.first_stage_layers - l.last_stage_layers) / (l.pp - 2);
+  return n(l.first_stage_layers) + "+" + n(l.pp - 2) + "x" + n(middle) + "+" + n(l.last_stage_layers);
+}
+
+std::string stage_split_words(const Layout& l) {
+  if (l.account_for_embedding && l.account_for_loss)
+    return "the embedding and the loss counted as layers (account_for_embedding/loss_in_pipeline_split)";
+  if (l.account_for_embedding) return "the embedding counted as a layer (account_for_embedding_in_pipeline_split)";
+  if (l.account_for_loss) return "the loss counted as a layer (account_for_loss_in_pipeline_split)";
+  if (l.first_stage_layers == 0 && l.last_stage_layers == 0) return "an even split";
+  return "first " + std::to_string(l.first_stage_layers) + " and last " + std::to_string(l.last_stage_layers) +
+         " stage layers";
 }
 
 }  // namespace rb

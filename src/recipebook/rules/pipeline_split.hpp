@@ -30,18 +30,48 @@ struct PipelineSplit {
 
 PipelineSplit pipeline_split(const RuleContext& ctx);
 
-// First/last pipeline-stage layer counts for an uneven split (0, 0 = uniform).
+// How the planner splits the layers over PP x VP stages when the uniform split does not work:
+// first/last pipeline-stage layer counts, or Megatron-Core's embedding/loss accounting (the
+// embedding and/or the loss counted as one layer of the first/last virtual stage). All zero / false:
+// uniform. Megatron-Core refuses the two kinds together (transformer_config.py), so at most one is set.
 struct StageSplit {
   int first = 0;
   int last = 0;
+  bool account_for_embedding = false;
+  bool account_for_loss = false;
+
+  [[nodiscard]] bool any() const { return first > 0 || last > 0 || account_for_embedding || account_for_loss; }
+  bool operator==(const StageSplit&) const = default;
 };
 
 // The split for PP and VP: uniform when VP divides L / PP; otherwise the most balanced
 // num_layers_in_first/last_pipeline_stage split (Megatron-Core transformer_config.py) whose stage
 // counts all divide by VP: the middle stages get m layers, the two ends share the rest, the
 // smaller part on the first stage (it holds the most micro-batches in flight). Among such splits it
-// minimises the largest stage, then prefers lighter ends. Uniform (which the rules then reject) when
-// none exists.
+// minimises the largest stage, then prefers lighter ends. When none exists (with VP > 1 whenever VP
+// does not divide L), the embedding/loss accounting of accounted_split. Uniform (which the rules
+// then reject) when neither exists.
 StageSplit stage_split(int layers, int pp, int vp);
+
+// Megatron-Core's account_for_embedding/loss_in_pipeline_split for PP and VP, if one fits:
+// transformer_config.py requires (L + accounted) % PP == 0 and ((L + accounted) / PP) % VP == 0,
+// i.e. PP x VP divides L + accounted; transformer_layer.py get_transformer_layer_offset and
+// transformer_block.py then give every virtual stage (L + accounted) / (PP x VP) layers, the first
+// (embedding) and last (loss) virtual stages one decoder layer less each. Both when L + 2 divides,
+// else the loss alone when L + 1 does (the output layer and the loss cost more than the embedding
+// lookup, so the last stage is the one to lighten). Uniform ({}) when neither divides or PP is 1.
+StageSplit accounted_split(int layers, int pp, int vp);
+
+// Sets the layout's split fields (first/last stage counts and both accounting switches) to `s`;
+// stage_split_of reads them back.
+void apply_stage_split(Layout& l, const StageSplit& s);
+StageSplit stage_split_of(const Layout& l);
+
+// The layout's split as the plan table shows it: "even", "14+2x16+15" (first + middle stages x
+// layers + last), "16+16" (PP 2), or "E+L as layers" / "L as a layer" / "E as a layer" (accounting).
+std::string stage_split_str(int layers, const Layout& l);
+// The same in words, for notes: "first 6 and last 7 stage layers", "the embedding and the loss
+// counted as layers (account_for_embedding/loss_in_pipeline_split)", "an even split".
+std::string stage_split_words(const Layout& l);
 
 }  // namespace rb

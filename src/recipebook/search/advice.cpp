@@ -77,8 +77,7 @@ std::vector<Finding> fixed_conflicts(const PlanInputs& in, const PlanRequest& re
     l.pp = std::max(1, f.pp);
     l.vp = s.space.vp(l.pp).front();
     const StageSplit split = stage_split(s.space.layers(), l.pp, l.vp);
-    l.first_stage_layers = split.first;
-    l.last_stage_layers = split.last;
+    apply_stage_split(l, split);
     l.dp = std::max(1, n / (l.tp * l.cp * l.pp));
     l.ep = std::max(1, f.ep);
     l.etp = std::max(1, f.etp);

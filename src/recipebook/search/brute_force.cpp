@@ -35,8 +35,7 @@ Result<PlanResult> brute_force_once(const PlanInputs& in, const PlanRequest& req
                           l.vp = vp;
                           l.dp = n / (tp * cp * pp);
                           const StageSplit split = stage_split(sp.layers(), pp, vp);
-                          l.first_stage_layers = split.first;
-                          l.last_stage_layers = split.last;
+                          apply_stage_split(l, split);
                           l.ep = ep;
                           l.etp = etp;
                           l.dispatcher = d;

@@ -329,3 +329,28 @@ RC_GTEST_PROP(Planner, MemoryNeverShrinksAsTheMicroBatchGrows, ()) {
 
 }  // namespace
 }  // namespace rb
+
+namespace rb {
+namespace {
+
+// 48 layers on PP 2 x VP 5: no stage count divides by 5, so no first/last split exists; Megatron-Core's
+// embedding/loss accounting does (50 = 2 x 5 x 5, rules/pipeline_split.hpp accounted_split), and
+// the planner proposes it (before: nothing at this PP and VP).
+TEST(Planner, ProposesEmbeddingLossAccountingWhenNoEndCountsFit) {
+  const PlanSetup s(test::qwen3_30b_a3b(), test::h100());
+  PlanRequest req = test::request(16, 4096, 256);
+  req.fixed.pp = 2;
+  req.fixed.vp = 5;
+  auto r = plan(s.inputs(), req);
+  ASSERT_TRUE(r);
+  ASSERT_FALSE(r->top.empty());
+  for (const Candidate& x : r->top) {
+    EXPECT_EQ(x.layout.vp, 5);
+    EXPECT_TRUE(x.layout.account_for_embedding);
+    EXPECT_TRUE(x.layout.account_for_loss);
+    EXPECT_EQ(x.layout.first_stage_layers, 0);
+  }
+}
+
+}  // namespace
+}  // namespace rb

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "recipebook/core/units.hpp"
+#include "recipebook/rules/pipeline_split.hpp"
 #include "recipebook/rules/valid_degrees.hpp"
 #include "recipebook/search/resize_internal.hpp"
 
@@ -292,8 +293,8 @@ Resized resize(const ResizeInputs& in, const ResizeFrom& from, const ResizeTo& t
   Resized r;
   r.layout = l;
   r.modelled = modelled_layout(s.layers(), l);
-  if (r.modelled.vp != l.vp || r.modelled.first_stage_layers != l.first_stage_layers) {
-    std::string as = "first " + num(r.modelled.first_stage_layers) + " and last " + num(r.modelled.last_stage_layers) + " stage layers";
+  if (r.modelled.vp != l.vp || stage_split_of(r.modelled) != stage_split_of(l)) {
+    std::string as = stage_split_words(r.modelled);
     if (r.modelled.vp != l.vp) as = "VP " + num(r.modelled.vp) + " with " + as;
     s.notes.push_back("the record gives no split of the " + num(s.layers()) + " layers over PP " + num(l.pp) +
                       (l.vp > 1 ? " x VP " + num(l.vp) : "") + " (Megatron-Bridge may split them in its own code); estimated as " + as);

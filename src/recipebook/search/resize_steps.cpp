@@ -83,12 +83,17 @@ void fix_ep(State& s) {
   l.ep = best;
 }
 
-// Sets the first/last-stage layer counts for the layout's PP and VP; false when no split exists.
+// Sets the split for the layout's PP and VP; false when no split exists. A recipe's own
+// embedding/loss accounting stays (its settings, which the rules read, keep it on too) unless the
+// new split is an accounting one: a PP or VP it does not fit is the rules' to refuse.
 bool set_split(const State& s, Layout& x) {
-  const auto split = split_for(s.layers(), x.pp, x.vp);
+  auto split = split_for(s.layers(), x.pp, x.vp);
   if (!split) return false;
-  x.first_stage_layers = split->first;
-  x.last_stage_layers = split->last;
+  if (!split->account_for_embedding && !split->account_for_loss) {
+    split->account_for_embedding = x.account_for_embedding;
+    split->account_for_loss = x.account_for_loss;
+  }
+  apply_stage_split(x, *split);
   return true;
 }
 

@@ -279,11 +279,26 @@ TEST(Resize, Helpers) {
   EXPECT_EQ(nvlink_limit(test::gb200(), 0), 72);
   EXPECT_FALSE(precision_supported(test::h100(), Precision::kNvfp4));
   EXPECT_TRUE(precision_supported(test::b200(), Precision::kNvfp4));
-  // 94 layers over PP 8: no split with VP 4, one with VP 2.
+  // 94 layers over PP 8 x VP 4: no first/last split, but the embedding/loss accounting that
+  // Megatron-Bridge's Qwen3-235B-A22B recipes set (96 = 8 x 4 x 3).
   Layout l = layout(1, 8, 1, 1, 4);
   const Layout mod = modelled_layout(94, l);
-  EXPECT_LT(mod.vp, 4);
-  EXPECT_EQ(mod.first_stage_layers + mod.last_stage_layers + (8 - 2) * ((94 - mod.first_stage_layers - mod.last_stage_layers) / 6), 94);
+  EXPECT_EQ(mod.vp, 4);
+  EXPECT_EQ(mod.first_stage_layers, 0);
+  EXPECT_TRUE(mod.account_for_embedding);
+  EXPECT_TRUE(mod.account_for_loss);
+  // 94 over PP 8 x VP 5: neither fits at VP 5 (96 and 95 are not multiples of 40); VP 4's
+  // accounting, as balanced as any lower VP (12 layers on the fullest rank), is the first met.
+  const Layout mod5 = modelled_layout(94, layout(1, 8, 1, 1, 5));
+  EXPECT_EQ(mod5.vp, 4);
+  EXPECT_TRUE(mod5.account_for_loss);
+  // 90 over PP 8 x VP 4: no accounting (92 and 91 are not multiples of 32) and no first/last
+  // counts (90 is not a multiple of 4); VP 3's first/last counts 9 + 6 x 12 + 9.
+  const Layout mod90 = modelled_layout(90, layout(1, 8, 1, 1, 4));
+  EXPECT_EQ(mod90.vp, 3);
+  EXPECT_EQ(mod90.first_stage_layers, 9);
+  EXPECT_EQ(mod90.last_stage_layers, 9);
+  EXPECT_FALSE(mod90.account_for_embedding || mod90.account_for_loss);
 }
 
 // Kimi-K2's recipes give 61 layers over PP 16 as an explicit layout: modelled_layout used to add a

@@ -15,7 +15,7 @@ std::optional<StageSplit> split_for(int layers, int pp, int vp) {
   if (layers < pp * vp) return std::nullopt;
   if (layers % pp == 0 && (layers / pp) % vp == 0) return StageSplit{};
   const StageSplit s = stage_split(layers, pp, vp);
-  if (s.first > 0) return s;
+  if (s.any()) return s;
   return std::nullopt;
 }
 
@@ -65,8 +65,14 @@ Layout modelled_layout(int layers, Layout l) {
   for (int vp = l.vp; vp >= 1; --vp) {
     const auto split = split_for(layers, l.pp, vp);
     if (!split) continue;
+    // The most decoder layers on a pipeline rank.
     int load = layers / l.pp;
-    if (split->first > 0) {
+    if (split->account_for_embedding || split->account_for_loss) {
+      const int emb = split->account_for_embedding ? 1 : 0;
+      const int loss = split->account_for_loss ? 1 : 0;
+      const int per_rank = (layers + emb + loss) / l.pp;
+      load = std::max({per_rank - emb, per_rank - loss, l.pp > 2 ? per_rank : 0});
+    } else if (split->first > 0) {
       const int middle = l.pp > 2 ? (layers - split->first - split->last) / (l.pp - 2) : 0;
       load = std::max({split->first, split->last, middle});
     }
@@ -74,8 +80,7 @@ Layout modelled_layout(int layers, Layout l) {
       best_load = load;
       best = l;
       best.vp = vp;
-      best.first_stage_layers = split->first;
-      best.last_stage_layers = split->last;
+      apply_stage_split(best, *split);
     }
   }
   return best;

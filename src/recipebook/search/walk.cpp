@@ -35,7 +35,7 @@ void Walker::walk_outer(std::vector<Task>& tasks) {
         l_.tp = tp;
         l_.sp = tp > 1;
         l_.cp = l_.pp = l_.vp = 1;
-        l_.first_stage_layers = l_.last_stage_layers = 0;
+        apply_stage_split(l_, {});
         if (const int r = fail(SearchDim::kTp); r >= 0) {
           counts_.reject(r, sp.below_tp(n, tp));
           continue;
@@ -43,7 +43,7 @@ void Walker::walk_outer(std::vector<Task>& tasks) {
         for (const int cp : sp.cp(n, tp)) {
           l_.cp = cp;
           l_.pp = l_.vp = 1;
-          l_.first_stage_layers = l_.last_stage_layers = 0;
+          apply_stage_split(l_, {});
           if (const int r = fail(SearchDim::kCp); r >= 0) {
             counts_.reject(r, sp.below_cp(n, tp, cp));
             continue;
@@ -55,8 +55,7 @@ void Walker::walk_outer(std::vector<Task>& tasks) {
               l_.pp = pp;
               l_.vp = vp;
               l_.dp = n / (tp * cp * pp);
-              l_.first_stage_layers = split.first;
-              l_.last_stage_layers = split.last;
+              apply_stage_split(l_, split);
               if (const int r = fail(SearchDim::kPipeline); r >= 0) {
                 counts_.reject(r, below);
                 continue;
@@ -79,8 +78,7 @@ Layout task_layout(const Task& t, const Layout& base) {
   l.pp = t.pp;
   l.vp = t.vp;
   l.dp = t.gpus / (t.tp * t.cp * t.pp);
-  l.first_stage_layers = t.split.first;
-  l.last_stage_layers = t.split.last;
+  apply_stage_split(l, t.split);
   return l;
 }
 
