@@ -237,8 +237,17 @@ Result1 run_row(const Catalog& cat, const CsvRow& r) {
       o.why = std::string("invalid: ") + std::string(invalid_reason_name(e.reason));
       continue;
     }
-    const std::vector<MemoryBreakdown> st = stage_memory(pm, *hw, w, c, *l);
-    const MemoryBreakdown& mb = r.s("rank") == "first" ? st.front() : st.back();
+    // Every rank as estimate() sees it, with the row's cross entropy and dropout (MemoryInputs).
+    MemoryInputs mi;
+    mi.model = &pm;
+    mi.hw = &*hw;
+    mi.seq = w.seq;
+    mi.microbatches = e.microbatches;
+    mi.cross_entropy = r.s("cross_entropy") == "te" ? CrossEntropy::kTe : CrossEntropy::kNative;  // native | unfused
+    mi.hidden_dropout = r.d("dropout");
+    const StagePlan plan = plan_stages(pm.num_layers, *l);
+    const MemoryReport rep = memory_report(mi, *l, plan);
+    const MemoryBreakdown mb = rank_memory(mi, *l, plan, r.s("rank") == "first" ? 0 : l->pp - 1);
     const double gap = std::abs(state_bytes(mb) - o.state_measured);
     if (infer && gap >= best_gap) continue;
     best_gap = gap;
@@ -249,9 +258,9 @@ Result1 run_row(const Catalog& cat, const CsvRow& r) {
     o.mb = mb;
     o.predicted = mb.allocated_bytes();
     o.state = state_bytes(mb);
-    o.peak_worst = e.memory.worst.peak_bytes;
+    o.peak_worst = rep.worst.peak_bytes;
     o.capacity = hw->memory_bytes - hw->headroom_bytes();
-    o.fits = e.fits();
+    o.fits = rep.worst.fits && rep.host_fits;
   }
   return o;
 }
@@ -292,6 +301,7 @@ int main(int argc, char** argv) {
       ++measured;
       if (std::abs(err) <= 0.10) ++within;
       by_framework[r.s("framework")].push_back(std::abs(err));
+      by_framework[o.gpus_inferred ? "world inferred" : "world known"].push_back(std::abs(err));
       std::printf("%-34s %6s %9.2f %9.2f %+6.1f%% %9.2f %9s  %s%s\n", o.id.c_str(), gp.c_str(), o.measured / kGiB,
                   o.predicted / kGiB, 100 * err, o.state / kGiB,
                   o.state_measured > 0 ? (std::to_string(o.state_measured / kGiB).substr(0, 5)).c_str() : "-",
@@ -309,7 +319,8 @@ int main(int argc, char** argv) {
   for (const auto& [fw, v] : by_framework) {
     double s = 0;
     for (double x : v) s += x;
-    std::printf("  %-16s %2zu rows, MAPE %.1f%%\n", fw.c_str(), v.size(), 100 * s / static_cast<double>(v.size()));
+    std::printf("  %-16s %2zu rows, MAPE %.1f%%, max %.1f%%\n", fw.c_str(), v.size(), 100 * s / static_cast<double>(v.size()),
+                100 * *std::max_element(v.begin(), v.end()));
   }
   std::printf("out-of-memory rows: %d, predicted not to fit: %d\n", oom_rows, oom_caught);
   std::printf("(* = world size inferred from the measured post-step allocation; see the CSV header)\n");
