@@ -137,7 +137,7 @@ TEST(ModelSource, UnsizedSaysWhyAndCannotSitBesideAnArchitecture) {
   const auto it = std::find_if(models.begin(), models.end(), [](const ModelEntry& e) { return e.model.name == "Secret-1T"; });
   ASSERT_NE(it, models.end());
   EXPECT_FALSE(it->model.has_architecture);
-  EXPECT_EQ(unsized_reason(it->tree), "no public config.json found (searched 2026-12-01)");
+  EXPECT_EQ(it->model.unsized_reason, "no public config.json found (searched 2026-12-01)");
 
   ModelDir both("name: Secret-2\nsource: a test\nunsized: none found\nhf_config: hf/m.json\n", "hf/m.json",
                 fixture("llama-3-8b.json"));
