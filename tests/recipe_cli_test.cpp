@@ -162,7 +162,7 @@ TEST(RecipeCli, UnknownRecipeAndUnsizableRecipesExitTwo) {
   // A recipe of a model the catalog has no architecture for, and one on a GPU without figures.
   r = estimate_of(recipe("measured-gemma-4-26b-a4b-sft-8xh100-bf16-card-nvcr-io-nvidia-pytorch-26-04-py3"), false);
   EXPECT_EQ(r.rc, kExitUsage);
-  EXPECT_NE(r.err.find("the recipe's model: the catalog names Gemma-4-26B-A4B but does not have its architecture"),
+  EXPECT_NE(r.err.find("the recipe's model: the catalog names Gemma-4-26B-A4B but has no architecture for it: no public config.json"),
             std::string::npos)
       << r.err;
   EXPECT_TRUE(r.out.empty());
