@@ -2,6 +2,7 @@
 
 #include "recipebook/estimate/estimate.hpp"
 #include "recipebook/estimate/microbench.hpp"
+#include "recipebook/rules/pipeline_split.hpp"
 #include "recipebook/search/resize.hpp"
 
 namespace rb {
@@ -27,7 +28,7 @@ std::optional<MeasuredRun> measured_run(const Recipe& rec, const Measurement& m,
   // The recipe's split (stage counts or explicit layout) belongs to its own PP and VP, as for
   // apply_layout_flags: another measured pipeline is modelled below.
   if (l.pp != recipe_pp || l.vp != recipe_vp) {
-    l.first_stage_layers = l.last_stage_layers = 0;
+    apply_stage_split(l, {});  // first/last counts and embedding/loss accounting
     l.pipeline_layout.clear();
   }
   l.ep = pick(m.ep, l.ep);

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "recipebook/search/resize.hpp"
 
 namespace rb {
@@ -87,6 +89,29 @@ TEST(MeasuredPoints, RunsAreModelledAsEstimateRecipeModelsThem) {
     split += p.point.layout.first_stage_layers > 0 ? 1 : 0;
   }
   EXPECT_GT(split, 0);
+}
+
+// A performance-table row whose VP column says "n/a" ran without virtual pipeline stages: the
+// DeepSeek-V3 256 x B300 MXFP8 row of 26.06 (MBS 2, PP 8, VP n/a; the recipe moved to VP 2 and
+// MBS 1 later, Megatron-Bridge ecfcd8460) is modelled at VP 1 without the recipe's 16-stage layout
+// (before: VP 2 with it, predicted 326 of 290 GB).
+TEST(MeasuredPoints, VpNotApplicableIsOneVirtualStage) {
+  auto cat = Catalog::load();
+  ASSERT_TRUE(cat.has_value());
+  auto rec = cat->resolved("deepseek_v3_pretrain_256gpu_b300_fp8mx_config");
+  ASSERT_TRUE(rec);
+  auto model = cat->find_model(rec->model);
+  ASSERT_TRUE(model);
+  ASSERT_EQ(rec->layout.vp, 2);
+  const auto m = std::find_if(rec->measurements.begin(), rec->measurements.end(),
+                              [](const Measurement& x) { return x.release == "26.06"; });
+  ASSERT_NE(m, rec->measurements.end());
+  EXPECT_EQ(m->vp, 1);
+  auto run = measured_run(*rec, *m, *model);
+  ASSERT_TRUE(run);
+  EXPECT_EQ(run->layout.vp, 1);
+  EXPECT_TRUE(run->layout.pipeline_layout.empty());
+  EXPECT_EQ(run->layout.mbs, 2);
 }
 
 }  // namespace

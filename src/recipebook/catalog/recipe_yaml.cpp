@@ -39,6 +39,12 @@ Measurement read_measurement(YamlReader& r, const YNode& m, const std::string& p
     out.etp = r.int32(l, "etp", lp).value_or(0);
     out.fsdp = r.int32(l, "fsdp", lp).value_or(0);
   }
+  // Megatron-Bridge's performance tables write "n/a" in the VP column of a run without virtual
+  // pipeline stages (docs/performance-summary.md: a number where VP is used); the generator keeps it
+  // as `not_applicable: [vp]`. That run had VP 1, not the recipe's VP.
+  if (const YNode* na = m.get("not_applicable"); out.vp == 0 && na != nullptr && na->is_seq())
+    for (const YNode& item : na->seq)
+      if (item.is_scalar() && item.text == "vp") out.vp = 1;
   out.tokens_per_s_per_gpu = r.number(&m, "tokens_per_s_per_gpu", p).value_or(0);
   out.model_tflops_per_gpu = r.number(&m, "model_tflops_per_gpu", p).value_or(0);
   out.notes = r.string(&m, "notes", p).value_or("");
