@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "recipebook/estimate/estimate.hpp"
+#include "recipebook/estimate/fit_search.hpp"
 #include "recipebook/estimate/microbench.hpp"
 
 namespace rb {
@@ -84,7 +85,7 @@ double objective(const std::vector<CalibrationPoint>& pts, const FitGroup& g, co
     // Soft-L1 (pseudo-Huber) on the log error: quadratic within ~opt.robust_scale, linear beyond, so
     // that a few rows from very different software (a 4x slower old release) do not set the fit.
     const double r = std::log(pred / pts[i].measured_tokens_per_s_per_gpu) / opt.robust_scale;
-    s += 2.0 * (std::sqrt(1.0 + r * r) - 1.0) * opt.robust_scale * opt.robust_scale;
+    s += soft_l1(r, opt.robust_scale);
     ++n;
   }
   if (n == 0) return 0.0;
@@ -93,30 +94,6 @@ double objective(const std::vector<CalibrationPoint>& pts, const FitGroup& g, co
   return (s + prior_points * (pg * pg + pc * pc)) / n;
 }
 
-// Golden-section search of f over [lo, hi] (in log space of one parameter).
-template <typename F>
-double golden(F f, double lo, double hi) {
-  const double r = (std::sqrt(5.0) - 1.0) / 2.0;
-  double a = lo, b = hi;
-  double c = b - r * (b - a), d = a + r * (b - a);
-  double fc = f(c), fd = f(d);
-  for (int it = 0; it < 40; ++it) {
-    if (fc < fd) {
-      b = d;
-      d = c;
-      fd = fc;
-      c = b - r * (b - a);
-      fc = f(c);
-    } else {
-      a = c;
-      c = d;
-      fc = fd;
-      d = a + r * (b - a);
-      fd = f(d);
-    }
-  }
-  return (a + b) / 2.0;
-}
 
 Params fit_group(const std::vector<CalibrationPoint>& points, const FitGroup& g, const Params& center,
                  double prior_points, const CalibrationOptions& opt) {
@@ -126,11 +103,11 @@ Params fit_group(const std::vector<CalibrationPoint>& points, const FitGroup& g,
                                g.bounds.scaleout_max / std::max(1e-9, g.start.scaleout));
   const bool fit_comm = opt.fit_comm && g.idx.size() >= 2 && cmax > cmin;
   for (int sweep = 0; sweep < opt.sweeps; ++sweep) {
-    best.gemm = std::exp(golden(
+    best.gemm = std::exp(golden_section_min(
         [&](double u) { return objective(points, g, Params{std::exp(u), best.comm}, center, prior_points, opt); },
         std::log(g.bounds.gemm_min), std::log(std::max(g.bounds.gemm_min, g.bounds.gemm_max))));
     if (!fit_comm) break;
-    best.comm = std::exp(golden(
+    best.comm = std::exp(golden_section_min(
         [&](double v) { return objective(points, g, Params{best.gemm, std::exp(v)}, center, prior_points, opt); },
         std::log(std::max(1e-6, cmin)), std::log(std::max(cmin, cmax))));
   }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "recipebook/estimate/estimate.hpp"
+#include "recipebook/estimate/fit_search.hpp"
 
 namespace rb {
 namespace {
@@ -43,32 +44,12 @@ double objective(const std::vector<CalibrationPoint>& pts, const std::vector<siz
     const double pred = predict(pts[i], f, o);
     // An estimate the factors make invalid (a bound reached) counts as a large error.
     const double r = pred > 0 ? std::log(pred / pts[i].measured_tokens_per_s_per_gpu) / o.robust_scale : 10.0;
-    s += 2.0 * (std::sqrt(1.0 + r * r) - 1.0) * o.robust_scale * o.robust_scale;
+    s += soft_l1(r, o.robust_scale);
   }
   for (double x : f) s += o.prior_points * std::log(x) * std::log(x);
   return s;
 }
 
-// Golden-section minimum of f over [lo, hi].
-template <typename F>
-double golden(F f, double lo, double hi) {
-  const double r = (std::sqrt(5.0) - 1.0) / 2.0;
-  double a = lo, b = hi;
-  double c = b - r * (b - a), d = a + r * (b - a);
-  double fc = f(c), fd = f(d);
-  for (int it = 0; it < 40; ++it) {
-    if (fc < fd) {
-      b = d, d = c, fd = fc;
-      c = b - r * (b - a);
-      fc = f(c);
-    } else {
-      a = c, c = d, fc = fd;
-      d = a + r * (b - a);
-      fd = f(d);
-    }
-  }
-  return (a + b) / 2.0;
-}
 
 double mape(const std::vector<CalibrationPoint>& pts, const std::vector<double>& pred) {
   double s = 0;
@@ -97,7 +78,7 @@ std::pair<Factors, double> fit_fields(const std::vector<CalibrationPoint>& pts, 
       const double lo = std::log(lower(j, o) / std::max(1e-9, hi_base));
       const double hi = std::log(upper(j, o) / std::max(1e-9, lo_base));
       if (!(hi > lo)) continue;
-      best[at(j)] = std::exp(golden(
+      best[at(j)] = std::exp(golden_section_min(
           [&](double u) {
             Factors f = best;
             f[at(j)] = std::exp(u);
