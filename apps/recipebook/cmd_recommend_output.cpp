@@ -133,17 +133,16 @@ std::vector<std::string> CommandLine::argv() const {
 
 namespace {
 
-// The entry-point words in groups: the script, "--flag value" pairs, then each override.
+// The entry-point words in groups: the script, each flag with its values on its line
+// (`--recompute-modules moe_act layernorm`), then each override.
 std::vector<std::string> arg_groups(const std::vector<std::string>& args) {
+  const auto is_value = [](const std::string& w) { return !w.starts_with("--") && w.find('=') == std::string::npos; };
   std::vector<std::string> out;
   for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a.starts_with("--") && i + 1 < args.size() && !args[i + 1].starts_with("--") && args[i + 1].find('=') == std::string::npos) {
-      out.push_back(a + " " + shell_quote(args[i + 1]));
-      ++i;
-    } else {
-      out.push_back(shell_quote(a));
-    }
+    std::string line = shell_quote(args[i]);
+    if (args[i].starts_with("--"))
+      while (i + 1 < args.size() && is_value(args[i + 1])) line.append(" ").append(shell_quote(args[++i]));
+    out.push_back(std::move(line));
   }
   if (out.size() > 1 && args.size() > 2 && args[1] == "--recipe") {  // "run_recipe.py --recipe NAME" on one line
     out[0] += " " + out[1];
