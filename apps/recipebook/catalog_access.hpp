@@ -2,7 +2,7 @@
 // A folder that fails to load is a usage error (exit 2), reported by report() (report.hpp).
 #pragma once
 
-#include <optional>
+#include <memory>
 
 #include "recipebook/catalog/catalog.hpp"
 #include "recipebook/context.hpp"
@@ -10,7 +10,8 @@
 
 namespace rb::cli {
 
-// The catalog, or nullopt after printing "recipebook: <error>" to ctx.err.
-std::optional<Catalog> load_catalog(const Context& ctx);
+// The catalog, or null after printing "recipebook: <error>" to ctx.err. Without --catalog folders
+// every call of a process shares one built-in catalog.
+std::shared_ptr<const Catalog> load_catalog(const Context& ctx);
 
 }  // namespace rb::cli
