@@ -9,6 +9,7 @@
 
 #include "../../../tests/test_support.hpp"
 #include "recipebook/core/strings.hpp"
+#include "recipebook/catalog/test_catalog.hpp"
 
 namespace rb {
 namespace {
@@ -19,15 +20,6 @@ std::string all(const Diagnostics& ds) {
   std::string out;
   for (const auto& d : ds) out += d.str() + "\n";
   return out;
-}
-
-const Catalog& builtin() {
-  static const Catalog cat = [] {
-    auto c = Catalog::load();
-    EXPECT_TRUE(c) << c.error().str();
-    return std::move(*c);
-  }();
-  return cat;
 }
 
 TEST(Catalog, BuiltinLoadsCleanly) {

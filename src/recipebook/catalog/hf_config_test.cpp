@@ -15,6 +15,7 @@
 #include "recipebook/catalog/yaml_tree.hpp"
 #include "recipebook/estimate/flops.hpp"
 #include "recipebook/estimate/params.hpp"
+#include "recipebook/catalog/test_catalog.hpp"
 
 namespace rb {
 namespace {
@@ -27,15 +28,6 @@ Model load_ok(const std::string& name) {
   auto m = load_hf_config(fixture(name));
   EXPECT_TRUE(m) << name << ": " << (m ? "" : m.error().str());
   return m ? *m : Model{};
-}
-
-const Catalog& builtin() {
-  static const Catalog cat = [] {
-    auto c = Catalog::load();
-    EXPECT_TRUE(c);
-    return std::move(*c);
-  }();
-  return cat;
 }
 
 // The shape the estimator reads: every dimension and the per-layer list. `ffn` only matters when some

@@ -16,20 +16,12 @@
 #include "recipebook/catalog/catalog.hpp"
 #include "recipebook/estimate/collectives.hpp"
 #include "recipebook/estimate/microbench.hpp"
+#include "recipebook/catalog/test_catalog.hpp"
 
 namespace rb {
 namespace {
 
 constexpr double kTolerance = 0.30;
-
-const Catalog& builtin() {
-  static const Catalog cat = [] {
-    auto c = Catalog::load();
-    EXPECT_TRUE(c) << c.error().str();
-    return std::move(*c);
-  }();
-  return cat;
-}
 
 bool within(double modelled, double published) {
   return modelled > 0 && published > 0 && std::abs(std::log(modelled / published)) <= std::log(1.0 + kTolerance);

@@ -12,6 +12,7 @@
 #include "../../../tests/test_support.hpp"
 #include "recipebook/catalog/catalog.hpp"
 #include "recipebook/estimate/params.hpp"
+#include "recipebook/catalog/test_catalog.hpp"
 
 namespace rb {
 namespace {
@@ -39,15 +40,6 @@ struct ModelDir {
   }
   Result<Catalog> load() const { return Catalog::load({dir.path()}); }
 };
-
-const Catalog& builtin() {
-  static const Catalog cat = [] {
-    auto c = Catalog::load();
-    EXPECT_TRUE(c) << c.error().str();
-    return std::move(*c);
-  }();
-  return cat;
-}
 
 TEST(ModelSource, HfConfigGivesTheArchitectureUnderTheDocumentsNames) {
   ModelDir d("name: My-Llama\nhf_id: acme/my-llama\naliases: [my_llama]\nsource: a test\n"

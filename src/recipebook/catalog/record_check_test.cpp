@@ -1,6 +1,7 @@
 // record_layout_known: the one rule `check`, `estimate --recipe`, `launch` and the agreement bench
 // apply to decide whether a record gives its layout.
 #include "recipebook/catalog/record_check.hpp"
+#include "recipebook/catalog/test_catalog.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,15 +11,6 @@
 
 namespace rb {
 namespace {
-
-const Catalog& builtin() {
-  static const Catalog cat = [] {
-    auto c = Catalog::load();
-    EXPECT_TRUE(c) << c.error().str();
-    return std::move(*c);
-  }();
-  return cat;
-}
 
 YNode tree(const std::string& text) {
   auto t = parse_yaml(text, "r.yaml");
