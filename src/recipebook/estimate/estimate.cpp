@@ -77,30 +77,29 @@ InvalidReason check_layout(const PreparedModel& pm, const Workload& w, const Clu
   return InvalidReason::kNone;
 }
 
+// MemoryInputs and TimeInputs share these fields (the workload, the model, the GPU and the node).
+template <typename Inputs>
+Inputs step_inputs(const PreparedModel& pm, const Hardware& hw, const Workload& work, int microbatches,
+                   int gpus_per_node) {
+  Inputs in;
+  in.model = &pm;
+  in.hw = &hw;
+  in.mode = work.mode;
+  in.seq = work.seq;
+  in.lora_rank = work.lora_rank;
+  in.microbatches = microbatches;
+  in.gpus_per_node = gpus_per_node;
+  return in;
+}
+
 MemoryInputs memory_inputs(const PreparedModel& pm, const Hardware& hw, const Workload& work, int microbatches,
                            int gpus_per_node) {
-  MemoryInputs mi;
-  mi.model = &pm;
-  mi.hw = &hw;
-  mi.mode = work.mode;
-  mi.seq = work.seq;
-  mi.lora_rank = work.lora_rank;
-  mi.microbatches = microbatches;
-  mi.gpus_per_node = gpus_per_node;
-  return mi;
+  return step_inputs<MemoryInputs>(pm, hw, work, microbatches, gpus_per_node);
 }
 
 TimeInputs time_inputs(const PreparedModel& pm, const Hardware& hw, const Workload& work, int microbatches,
                        int gpus_per_node) {
-  TimeInputs ti;
-  ti.model = &pm;
-  ti.hw = &hw;
-  ti.mode = work.mode;
-  ti.seq = work.seq;
-  ti.lora_rank = work.lora_rank;
-  ti.microbatches = microbatches;
-  ti.gpus_per_node = gpus_per_node;
-  return ti;
+  return step_inputs<TimeInputs>(pm, hw, work, microbatches, gpus_per_node);
 }
 
 int microbatches_of(const Workload& work, const Layout& layout) {
