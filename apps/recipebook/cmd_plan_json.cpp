@@ -29,28 +29,10 @@ Json time_json(const TimeBreakdown& b) {
   return j;
 }
 
-// The layout, with each field plan fixes (core/layout_fields.hpp PlanRole::kFixed) that is not
-// its default: `launch plan.json` reads them back as the flags that fixed them.
-Json plan_layout_json(const Layout& l) {
-  Json j = layout_json(l);
-  const Layout defaults;
-  for (const LayoutField& r : layout_fields()) {
-    const std::string key(r.key);
-    if (r.plan != PlanRole::kFixed || j.contains(key) || field_text(r, l) == field_text(r, defaults)) continue;
-    switch (r.kind) {
-      case FieldKind::kInt: j[key] = l.*r.int_member; break;
-      case FieldKind::kBool: j[key] = l.*r.bool_member; break;
-      case FieldKind::kText: j[key] = field_text(r, l); break;
-      case FieldKind::kNumber: j[key] = l.*r.number_member; break;
-    }
-  }
-  return j;
-}
-
 Json candidate_json(const PlanView& v, const Candidate& c, bool with_time) {
   Json j;
   j["gpus"] = c.gpus;
-  j["layout"] = plan_layout_json(c.layout);
+  j["layout"] = layout_json(c.layout);  // every field not at its default: `launch plan.json` reads them back
   const auto& opts = v.result.recompute_options;
   const size_t ri = static_cast<size_t>(c.recompute_option);
   j["recompute"] = ri < opts.size() ? recompute_option_name(opts[ri]) : "";

@@ -201,23 +201,6 @@ Result<Setup> resolve_setup(const LayoutArgs& in, const Catalog& catalog, bool j
   return s;
 }
 
-LayoutFlags flags_of(const Layout& l) {
-  LayoutFlags f;
-  for (const LayoutField& r : layout_fields()) {
-    switch (r.kind) {
-      case FieldKind::kInt: f.*r.given_int = l.*r.int_member; break;
-      case FieldKind::kBool: f.*r.given_bool = l.*r.bool_member; break;
-      // An explicit pipeline layout is not spelled out: beside the first/last stage counts given
-      // here, --pipeline-layout would be refused.
-      case FieldKind::kText:
-        if (r.given_text != &LayoutFlags::pipeline_layout) f.*r.given_text = r.text_of(l);
-        break;
-      case FieldKind::kNumber: f.*r.given_number = l.*r.number_member; break;
-    }
-  }
-  return f;
-}
-
 std::string flags_text(const Layout& l) {
   const Layout defaults;
   std::string out;

@@ -58,8 +58,6 @@ struct Setup {
 // model without an architecture or a GPU without figures is an error naming the recipe and why.
 Result<Setup> resolve_setup(const LayoutArgs& a, const Catalog& catalog, bool json_keys = false);
 
-// Every layout flag set to `l`'s value (but an explicit pipeline layout: its first/last stage counts).
-LayoutFlags flags_of(const Layout& l);
 // The flags that spell `l` out (estimate over them gives the same figures), leaving out each flag
 // whose value estimate takes without it and each that means nothing beside the others (the rows'
 // `implied` and `in_force`, core/layout_fields.hpp): "--tp 1 --pp 4 --ep 32 --mbs 2 ... --cuda-graph
