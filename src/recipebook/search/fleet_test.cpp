@@ -31,24 +31,34 @@ FleetRequest small_request(std::vector<int> counts) {
   return r;
 }
 
+// One search per type for plan_joined / plan_many: each type's inputs (sharing one prepared model,
+// as plan_fleet() does) and a best-only request over `counts`.
+struct PerType {
+  std::vector<std::unique_ptr<PlanSetup>> setups;
+  std::vector<PlanInputs> in;
+  std::vector<PlanRequest> req;
+  PerType(const Model& m, const std::vector<FleetGpu>& gpus, std::vector<int> counts, Objective objective) {
+    for (const FleetGpu& g : gpus) {
+      setups.push_back(std::make_unique<PlanSetup>(m, g.hardware));
+      in.push_back(setups.back()->inputs());
+      PlanRequest r = test::request(8, 4096, 128);
+      r.gpu_counts = counts;
+      r.best_only = true;
+      r.objective = objective;
+      req.push_back(r);
+    }
+    for (PlanInputs& x : in) x.model = in.front().model;
+  }
+};
+
 // The joined walk (one enumeration for all types, memory once per layout) gives each type exactly
 // what its own search gives: the counts and the best layout of each count.
 TEST(Fleet, JoinedWalkEqualsOneSearchPerType) {
   const Model m = test::llama3_8b();
   std::vector<FleetGpu> gpus = three_types();
-  std::vector<std::unique_ptr<PlanSetup>> setups;
-  std::vector<PlanInputs> in;
-  std::vector<PlanRequest> req;
-  for (const FleetGpu& g : gpus) {
-    setups.push_back(std::make_unique<PlanSetup>(m, g.hardware));
-    in.push_back(setups.back()->inputs());
-    PlanRequest r = test::request(8, 4096, 128);
-    r.gpu_counts = {4, 8, 16};
-    r.best_only = true;
-    req.push_back(r);
-  }
-  // One model prepared for every type, as plan_fleet() does.
-  for (PlanInputs& x : in) x.model = in.front().model;
+  PerType t(m, gpus, {4, 8, 16}, Objective::kThroughput);
+  auto& in = t.in;
+  auto& req = t.req;
   auto joined = plan_joined(in, req, 2);
   auto separate = plan_many(in, req, 1);
   ASSERT_TRUE(joined && separate);
@@ -70,19 +80,9 @@ TEST(Fleet, JoinedWalkEqualsOneSearchPerType) {
 TEST(Fleet, SkippingLayoutsThatCannotWinChangesNothing) {
   const Model m = test::qwen3_30b_a3b();
   std::vector<FleetGpu> gpus = three_types();
-  std::vector<std::unique_ptr<PlanSetup>> setups;
-  std::vector<PlanInputs> in;
-  std::vector<PlanRequest> req;
-  for (const FleetGpu& g : gpus) {
-    setups.push_back(std::make_unique<PlanSetup>(m, g.hardware));
-    in.push_back(setups.back()->inputs());
-    PlanRequest r = test::request(8, 4096, 128);
-    r.gpu_counts = {8, 16};
-    r.best_only = true;
-    r.objective = Objective::kThroughput;
-    req.push_back(r);
-  }
-  for (PlanInputs& x : in) x.model = in.front().model;
+  PerType t(m, gpus, {8, 16}, Objective::kThroughput);
+  auto& in = t.in;
+  auto& req = t.req;
   for (int threads : {2}) {
     JoinedWork work;
     auto joined = plan_joined(in, req, threads, {}, &work);
