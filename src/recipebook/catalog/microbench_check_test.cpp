@@ -100,5 +100,21 @@ TEST(MicrobenchCheck, EpDispatchAndCombineMatchDeepEp) {
   EXPECT_GE(checked, 8);
 }
 
+// B200's published NVFP4 GEMM figures (vLLM #20646) give FP4 its own prior and bound: a smaller
+// fraction of the FP4 peak than its cuBLAS BF16 figures reach of theirs, with a later half-point
+// (the 4x faster math leaves the fixed costs of a GEMM larger in proportion).
+TEST(MicrobenchCheck, B200Nvfp4GemmHasItsOwnLowerCurve) {
+  auto hw = builtin().find_hardware("b200");
+  ASSERT_TRUE(hw);
+  const auto fp4 = fit_gemm_curve(*hw, Precision::kNvfp4);
+  const auto bf16 = fit_gemm_curve(*hw, Precision::kBf16);
+  ASSERT_TRUE(fp4);
+  ASSERT_TRUE(bf16);
+  EXPECT_NEAR(fp4->asymptote, 0.50, 0.02);
+  EXPECT_LT(fp4->asymptote, 0.8 * bf16->asymptote);
+  EXPECT_GT(fp4->half_dim, bf16->half_dim);
+  EXPECT_NEAR(*efficiency_prior(*hw, Precision::kNvfp4).gemm, fp4->asymptote, 1e-12);
+}
+
 }  // namespace
 }  // namespace rb

@@ -185,6 +185,13 @@ bool apply_calibration(const CalibrationResult& result, Hardware& hw) {
     if (use == nullptr) continue;
     Efficiency& e = hw.efficiency[static_cast<size_t>(p)];
     e.gemm = use->efficiency.gemm;
+    // A borrowed GEMM efficiency is a fraction of another precision's peak: it keeps within this
+    // precision's own bound, the asymptote of its published GEMM figures (a fit of its own is
+    // already inside it, bounds_for). B200's NVFP4 kernels reach 0.50 of the FP4 peak where its
+    // BF16 ones reach 0.73 of theirs (catalog/hardware/b200.yaml), so an FP4 row predicted with a
+    // BF16 or FP8 fraction would run its GEMMs ~1.5x too fast.
+    if (use->precision != prec)
+      if (const auto bound = efficiency_prior(hw, prec).gemm) e.gemm = std::min(e.gemm, *bound);
     e.nvlink = use->efficiency.nvlink;
     e.scaleout = use->efficiency.scaleout;
     any = true;

@@ -201,5 +201,32 @@ TEST(Calibrate, ApplyBorrowsWithinThePrecisionClass) {
   EXPECT_EQ(other.eff(Precision::kBf16).gemm, Efficiency{}.gemm);
 }
 
+// A precision that borrows another's fit keeps within its own GEMM bound (the asymptote of its
+// published figures): B200-class NVFP4 kernels reach a smaller fraction of the FP4 peak than BF16
+// kernels of theirs. A fit of its own stays as fitted; a precision without figures borrows as is.
+TEST(Calibrate, ABorrowedGemmStaysWithinThePrecisionsBound) {
+  Hardware hw = test::b200();
+  for (double m : {256.0, 1024.0, 4096.0}) {
+    GemmFigure f;
+    f.precision = Precision::kNvfp4;
+    f.m = m;
+    f.n = 6144;
+    f.k = 4096;
+    f.flops_per_s = hw.fp4_flops_per_s * 0.5 * m / (m + 600);
+    hw.microbenchmarks.gemm.push_back(f);
+  }
+  CalibrationResult r;
+  FittedEfficiency f;
+  f.gpu = "b200";
+  f.precision = Precision::kBf16;
+  f.efficiency.gemm = 0.7;
+  f.points = 5;
+  r.fits.push_back(f);
+  EXPECT_TRUE(apply_calibration(r, hw));
+  EXPECT_EQ(hw.eff(Precision::kBf16).gemm, 0.7);
+  EXPECT_EQ(hw.eff(Precision::kMxfp8).gemm, 0.7);  // no MXFP8 figures: borrowed as is
+  EXPECT_NEAR(hw.eff(Precision::kNvfp4).gemm, 0.5, 0.01);
+}
+
 }  // namespace
 }  // namespace rb

@@ -26,6 +26,16 @@ constexpr double kEpOverlapMaxHidden = 0.9;  // EP A2A overlap: share of dispatc
 constexpr double kMemTrafficFwd = 2.0;
 constexpr double kMemTrafficBwd = 3.0;
 constexpr double kFp8CastTraffic = 1.0;     // extra bytes per activation byte for quantize + transpose
+// NVFP4 quantization (TE NVFP4BlockScaling), per pass: each GEMM input forward and each output
+// gradient backward (about the inputs' volume) is read in BF16 and written rowwise and columnwise,
+// e2m1 with one e4m3 scale per 16 values (2 x 0.5625 B per 2-B element): 1.5625 B per BF16 byte.
+// The quantization kernel streams at a measured fraction of the HBM peak: vLLM #20646 on B200
+// (bench_nvfp4_gemm.py, N=6144 K=4096, m=16384) runs the GEMM at 3904 TFLOP/s without its
+// activation quantization and 3039 TFLOP/s with it: 60 us for 172 MB (BF16 read + e2m1 and scales
+// written) = 2.86 TB/s, 0.357 of its 8 TB/s. (The random Hadamard transform TE applies to the wgrad
+// operands is not in that kernel, nor here.)
+constexpr double kNvfp4QuantBytesPerByte = 1.0 + 2.0 * 0.5625 / 2.0;
+constexpr double kNvfp4QuantHbmFraction = 2.86 / 8.0;
 constexpr double kLaunchPerLayerS = 60e-6;  // launches of one layer, forward + backward, no graphs
 constexpr double kGraphLaunchFactor = 0.3;  // what remains with per-module CUDA graphs
 constexpr double kMoeSyncS = 40e-6;         // host sync of dropless token counts, per MoE layer and pass
@@ -215,10 +225,18 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, double last, double m
   // Memory-bound traffic: the elementwise kernels' (kMemTraffic*), and in each pass half the FP8
   // casts (inputs forward, gradients backward) and the permute + unpermute of routed tokens.
   const double act = tokens * sum_act(s, l);
+  const bool nvfp4 = l.precision == Precision::kNvfp4;
   const double mem_each_pass =
-      (x.fp8 ? 0.5 * kFp8CastTraffic * act : 0.0) + s.moe_layers * tok_tp * pm.top_k * h * 2.0 * 2.0;
-  const double mem_fwd = (kMemTrafficFwd * act + mem_each_pass) / hbm;  // what a recomputed forward moves again
-  t.mem = mem_fwd + (kMemTrafficBwd * act + mem_each_pass) / hbm;
+      (x.fp8 && !nvfp4 ? 0.5 * kFp8CastTraffic * act : 0.0) + s.moe_layers * tok_tp * pm.top_k * h * 2.0 * 2.0;
+  double gemm_in = 0.0;
+  for (double b : s.act_gemm_in) gemm_in += b;
+  const double quant_each_pass =
+      nvfp4 ? kNvfp4QuantBytesPerByte * tokens * gemm_in / tp /
+                  (std::max(1.0, hw.hbm_bytes_per_s) * kNvfp4QuantHbmFraction)
+            : 0.0;
+  // what a recomputed forward moves again
+  const double mem_fwd = (kMemTrafficFwd * act + mem_each_pass) / hbm + quant_each_pass;
+  t.mem = mem_fwd + (kMemTrafficBwd * act + mem_each_pass) / hbm + quant_each_pass;
 
   // Recompute: full redoes the forward (and its TP/EP communication) of the recomputed layers.
   const double tp_per_pass = s.sub_blocks * 2.0 * rs;

@@ -270,6 +270,26 @@ TEST(Time, SelectiveRecomputeOfANormRegeneratesItsOutput) {
   EXPECT_NEAR(t.recompute_s, 2.0 * tokens * norm_out / hbm, 1e-9 * t.recompute_s);
 }
 
+// NVFP4 quantizes every GEMM input forward and every output gradient backward into rowwise and
+// columnwise e2m1 copies, at the quantization kernel's measured 0.357 of the HBM peak (vLLM #20646):
+// it moves more per step than the FP8 casts, so its memory-bound part is the larger one, by what
+// the GEMM inputs cost at that rate.
+TEST(Time, Nvfp4QuantizationCostsMoreThanAnFp8Cast) {
+  const PreparedModel pm = prepare(test::llama3_70b());
+  const Hardware hw = test::b200();
+  Layout l;
+  l.tp = 2;
+  l.sp = true;
+  l.pp = 4;
+  l.vp = 5;
+  l.precision = Precision::kMxfp8;
+  const TimeBreakdown mx = run(pm, hw, l, 8192, 8);
+  l.precision = Precision::kNvfp4;
+  const TimeBreakdown fp4 = run(pm, hw, l, 8192, 8);
+  EXPECT_GT(fp4.memory_bound_s, 1.2 * mx.memory_bound_s);
+  EXPECT_LT(fp4.gemm_s, mx.gemm_s);  // the GEMMs still run at the FP4 peak
+}
+
 TEST(Time, GemmSizeFactor) {
   EXPECT_DOUBLE_EQ(gemm_size_factor(1024, 1024), 0.5);
   EXPECT_GT(gemm_size_factor(16384, 1024), 0.9);
