@@ -1239,8 +1239,40 @@ def measured_precision(p):
 
 MEASURED_LAYOUT = ("tp", "pp", "cp", "vp", "ep", "etp", "fsdp")
 
+# Settings a measured run used that its recipe record (the recipe as it is now) does not: the
+# workload base config of the run's release, read from Megatron-Bridge's history. Each rule matches
+# the measured rows by model, GPU, precision, release and published layout/batch columns, and writes
+# `layout_overrides` (catalog/schema/recipe.schema.yaml) on each: what `show`, `calibrate` and
+# bench/accuracy estimate for that run (catalog/measured_points.cpp measured_run).
+_DSV3_WBC = "Megatron-Bridge scripts/performance/configs/deepseek/deepseek_workload_base_configs.py"
+MEASURED_RUN_SETTINGS = [
+    # From cc31be266 (2026-02-03, "Dsv3 Recipe Update") to 8af195c0a^ (2026-06-06, before "DSV3 GB300
+    # MXFP8 full-iter CG recipe"), DEEPSEEK_V3_PRETRAIN_CONFIG_GB300_FP8_MX_V2 and _NVFP4_V2 were
+    # DEEPSEEK_V3_PRETRAIN_CONFIG_GB300_V2 = GB300_V1 (MBS 2, PP 2, VP 8, EP 32, pp_layout
+    # Et*4|(t*4|)*14tmL, recompute_modules=["mla_up_proj"]) with GBS 4096: the 26.02-26.04.01 rows.
+    # The recipe now runs MBS 1 without recompute (perf_recipes/deepseek/gb300/deepseek_v3.py).
+    dict(model="DeepSeek-V3", gpu="gb300", precisions=("mxfp8", "nvfp4"),
+         releases=("26.02", "26.02.01", "26.04", "26.04.01"), columns=dict(mbs="2", pp="2", vp="8", ep="32"),
+         overrides=OD([("recompute", OD([("granularity", "selective")])), ("recompute_modules", ["mla_up_proj"])]),
+         source=_DSV3_WBC + "@cc31be266..8af195c0a^ DEEPSEEK_V3_PRETRAIN_CONFIG_GB300_V2 (FP8_MX_V2, NVFP4_V2): "
+                "recompute_modules=[mla_up_proj], micro_batch_size=2"),
+]
 
-def measurement_entry(row, gpu_name):
+
+def measured_run_settings(row, model, gpu, prec):
+    """The layout_overrides of a measured row (MEASURED_RUN_SETTINGS), or None."""
+    for rule in MEASURED_RUN_SETTINGS:
+        if (rule["model"] == model and rule["gpu"] == gpu and prec in rule["precisions"]
+                and row["release"] in rule["releases"]
+                and all(row[k].strip() == v for k, v in rule["columns"].items())):
+            rule["matched"] = rule.get("matched", 0) + 1
+            out = OD(rule["overrides"])
+            out["source"] = rule["source"]
+            return out
+    return None
+
+
+def measurement_entry(row, gpu_name, overrides=None):
     layout = OD()
     na = []
     for k in MEASURED_LAYOUT:
@@ -1274,6 +1306,8 @@ def measurement_entry(row, gpu_name):
     m["model_tflops_per_gpu"] = num(row["tflops_per_gpu"])
     if notes:
         m["notes"] = notes
+    if overrides:
+        m["layout_overrides"] = overrides
     return m
 
 
@@ -1327,7 +1361,7 @@ def attach_measured(meas_rows, records, resolve_model, models):
                 cands = sorted(cands, key=lambda r: (-layout_score(r, row), 1 if r.get("variant") else 0, r["name"]))
                 target = cands[0]
                 stats["attached by model/GPU/count/task/precision%s" % (" + layout" if len(cands) > 1 else "")] += 1
-        entry = measurement_entry(row, gpu)
+        entry = measurement_entry(row, gpu, measured_run_settings(row, model, gpu, prec))
         if target is not None:
             target.setdefault("measurements", []).append(entry)
             continue
@@ -1567,6 +1601,9 @@ def generate(root, data_dir):
     print("measured rows: %d attached to recipe records, %d made measured records" % (attached, len(made)))
     for k in sorted(stats):
         print("  %-60s %d" % (k, stats[k]))
+    for rule in MEASURED_RUN_SETTINGS:
+        print("  run settings %s %s %s: %d rows" % (rule["model"], rule["gpu"], "/".join(rule["precisions"]),
+                                                   rule.get("matched", 0)))
     print("name collisions (%d):" % len(collisions))
     for entry, src1, name2, src2 in collisions:
         print("  %s (%s) / %s (%s)" % (entry, src1, name2, src2))

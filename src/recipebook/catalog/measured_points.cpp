@@ -13,6 +13,19 @@ std::optional<Precision> measured_precision(const std::string& s) { return parse
 
 int pick(int measured, int recipe) { return measured > 0 ? measured : recipe; }
 
+// The settings the run used where its release's differ from the recipe's (Measurement::overrides).
+void apply_overrides(const Measurement::LayoutOverrides& o, Layout& l) {
+  if (o.recompute) l.recompute = *o.recompute;
+  if (o.recompute_method) l.recompute_method = *o.recompute_method;
+  if (o.recompute_layers) l.recompute_layers = *o.recompute_layers;
+  if (o.recompute_modules) l.recompute_modules = *o.recompute_modules;
+  // Selective over an empty module list recomputes nothing (as the recipe reader reads it).
+  if (o.recompute_modules && *o.recompute_modules == 0 && l.recompute == Recompute::kSelective) l.recompute = Recompute::kNone;
+  if (o.cpu_offload_layers) l.cpu_offload_layers = *o.cpu_offload_layers;
+  if (o.offload_modules) l.offload_modules = *o.offload_modules;
+  if (o.activation_offload_fraction) l.activation_offload_fraction = *o.activation_offload_fraction;
+}
+
 }  // namespace
 
 std::optional<MeasuredRun> measured_run(const Recipe& rec, const Measurement& m, const Model& model) {
@@ -40,6 +53,7 @@ std::optional<MeasuredRun> measured_run(const Recipe& rec, const Measurement& m,
   if (m.fsdp > 0) l.fsdp = true;
   l.sp = l.sp || l.tp > 1;  // Megatron-Bridge performance recipes run SP whenever TP > 1
   if (auto p = measured_precision(m.precision)) l.precision = *p;
+  apply_overrides(m.overrides, l);
   const int gpus = m.gpus > 0 ? m.gpus : rec.gpus;
   if (l.model_parallel() <= 0 || gpus <= 0 || gpus % l.model_parallel() != 0) return std::nullopt;
   l.dp = gpus / l.model_parallel();

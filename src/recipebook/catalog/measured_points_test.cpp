@@ -114,5 +114,34 @@ TEST(MeasuredPoints, VpNotApplicableIsOneVirtualStage) {
   EXPECT_EQ(run->layout.mbs, 2);
 }
 
+// A run is estimated with the settings it used: DeepSeek-V3 256 x GB300 MXFP8 at 26.04.01 ran the
+// GB300_V2 workload config (MBS 2, recompute_modules [mla_up_proj]); the recipe now runs MBS 1
+// without recompute. Before: the run was estimated without recompute (and predicted not to fit).
+TEST(MeasuredPoints, RunsUseTheirOwnRecompute) {
+  auto cat = Catalog::load();
+  ASSERT_TRUE(cat.has_value());
+  auto rec = cat->resolved("deepseek_v3_pretrain_256gpu_gb300_fp8mx_config");
+  ASSERT_TRUE(rec);
+  auto model = cat->find_model(rec->model);
+  ASSERT_TRUE(model);
+  EXPECT_EQ(rec->layout.recompute, Recompute::kNone);  // selective over [] recomputes nothing
+  bool older = false, newer = false;
+  for (const Measurement& m : rec->measurements) {
+    auto run = measured_run(*rec, m, *model);
+    ASSERT_TRUE(run) << m.release;
+    if (m.release == "26.04.01" && m.current) {
+      older = true;
+      EXPECT_EQ(run->layout.mbs, 2);
+      EXPECT_EQ(run->layout.recompute, Recompute::kSelective);
+      EXPECT_EQ(run->layout.recompute_modules, kRcMlaUpProj);
+    } else if (m.release == "26.08") {
+      newer = true;
+      EXPECT_EQ(run->layout.recompute, Recompute::kNone);
+    }
+  }
+  EXPECT_TRUE(older);
+  EXPECT_TRUE(newer);
+}
+
 }  // namespace
 }  // namespace rb

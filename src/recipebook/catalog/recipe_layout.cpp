@@ -95,27 +95,77 @@ void read_pipeline_layout(YamlReader& r, const YNode* features, Layout& l) {
 }
 
 // Fine-grained activation offloading: Megatron-Core TransformerConfig fine_grained_activation_offloading
-// (`features.fine_grained_offload`) with offload_modules. The modules act only with the switch on
-// (transformer_layer.py _set_offload_modules, moe/experts.py: `fine_grained_activation_offloading and
-// name in offload_modules`), so a list without it offloads nothing. fused_group_mlp and gdp_qkv are
-// Megatron's, not modelled (core/layout.cpp): read as nothing offloaded for them.
-void read_offload_modules(YamlReader& r, const YNode* features, Layout& l) {
-  const std::string p = "features";
-  const bool on = r.boolean(features, "fine_grained_offload", p).value_or(false);
-  const YNode* om = features->get("offload_modules");
-  if (om == nullptr || om->is_null()) return;
-  const auto names = r.string_list(features, "offload_modules", p);
+// (`fine_grained_offload`) with offload_modules, under `p` (features, or a measurement's
+// layout_overrides). The modules act only with the switch on (transformer_layer.py
+// _set_offload_modules, moe/experts.py: `fine_grained_activation_offloading and name in
+// offload_modules`), so a list without it offloads nothing. fused_group_mlp offloads the whole TE
+// fused grouped expert MLP (moe/experts.py wraps the fused fc1 / activation / fc2 op in one offload
+// group; Megatron-LM docs/user-guide/features/fine_grained_activation_offloading.md: it "cannot be
+// combined with expert_fc1 or moe_act"), so it is read as those two: the estimate's offload is then a
+// lower bound (the fc1 outputs inside the fused op stay on the GPU in the model). gdp_qkv
+// (GatedDeltaProduct) is Megatron's, not modelled: read as nothing offloaded for it.
+std::optional<uint32_t> read_offload_modules(YamlReader& r, const YNode* node, const std::string& p) {
+  const bool on = r.boolean(node, "fine_grained_offload", p).value_or(false);
+  const YNode* om = node != nullptr ? node->get("offload_modules") : nullptr;
+  if (om == nullptr || om->is_null()) return std::nullopt;
+  const auto names = r.string_list(node, "offload_modules", p);
   uint32_t mask = 0;
   for (size_t i = 0; i < names.size(); ++i) {
     if (auto bit = parse_offload_modules(names[i], nullptr)) {
       mask |= *bit;
-    } else if (names[i] != "fused_group_mlp" && names[i] != "gdp_qkv") {
-      r.error(om->is_seq() ? om->seq[i] : *om,
-              "`features.offload_modules` has an unknown module '" + names[i] + "'",
+    } else if (names[i] == "fused_group_mlp") {
+      mask |= kOfExpertFc1 | kOfMoeAct;
+    } else if (names[i] != "gdp_qkv") {
+      r.error(om->is_seq() ? om->seq[i] : *om, "`" + p + ".offload_modules` has an unknown module '" + names[i] + "'",
               "use " + offload_module_choices() + ", fused_group_mlp or gdp_qkv");
     }
   }
-  if (on) l.offload_modules = mask;
+  return on ? mask : 0u;
+}
+
+std::optional<uint32_t> read_recompute_modules(YamlReader& r, const YNode* node, const std::string& p) {
+  const YNode* rm = node != nullptr ? node->get("recompute_modules") : nullptr;
+  if (rm == nullptr || rm->is_null()) return std::nullopt;
+  uint32_t mask = 0;
+  const auto names = r.string_list(node, "recompute_modules", p);
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (auto bit = parse_recompute_module(names[i])) {
+      mask |= *bit;
+    } else {
+      r.error(rm->is_seq() ? rm->seq[i] : *rm, "`" + p + ".recompute_modules` has an unknown module '" + names[i] + "'",
+              "use core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts, gdn_norm_out or mhc");
+    }
+  }
+  return mask;
+}
+
+// `recompute` under `parent` (at path `p`): granularity, method, num_layers, each unset if absent.
+struct RecomputeRead {
+  std::optional<Recompute> granularity;
+  std::optional<RecomputeMethod> method;
+  std::optional<int> num_layers;
+};
+RecomputeRead read_recompute(YamlReader& r, const YNode* parent, const std::string& p) {
+  RecomputeRead out;
+  const YNode* rc = r.map(parent, "recompute", p);
+  if (rc == nullptr) return out;
+  const std::string rp = p + ".recompute";
+  if (auto g = r.string(rc, "granularity", rp)) {
+    if (auto k = parse_recompute(*g))
+      out.granularity = *k;
+    else
+      r.error(*rc->get("granularity"), "`" + rp + ".granularity` is '" + *g + "'", "use full, selective or none");
+  }
+  if (auto m = r.string(rc, "method", rp)) {
+    if (*m == "uniform")
+      out.method = RecomputeMethod::kUniform;
+    else if (*m == "block")
+      out.method = RecomputeMethod::kBlock;
+    else
+      r.error(*rc->get("method"), "`" + rp + ".method` is '" + *m + "'", "use uniform or block");
+  }
+  out.num_layers = r.int32(rc, "num_layers", rp);
+  return out;
 }
 
 void read_features(YamlReader& r, const YNode& doc, Recipe& rec, std::optional<std::string>& flex_backend) {
@@ -125,23 +175,17 @@ void read_features(YamlReader& r, const YNode& doc, Recipe& rec, std::optional<s
   const std::string p = "features";
   rec.cuda_graph_whole_layer = read_cuda_graph(r, f, l);
   read_pipeline_layout(r, f, l);
-  if (const YNode* rm = f->get("recompute_modules"); rm != nullptr && !rm->is_null()) {
-    const auto names = r.string_list(f, "recompute_modules", p);
-    for (size_t i = 0; i < names.size(); ++i) {
-      if (auto bit = parse_recompute_module(names[i])) {
-        l.recompute_modules |= *bit;
-      } else {
-        r.error(
-            rm->is_seq() ? rm->seq[i] : *rm,
-            "`features.recompute_modules` has an unknown module '" + names[i] + "'",
-            "use core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts, gdn_norm_out or mhc");
-      }
-    }
+  if (auto rm = read_recompute_modules(r, f, p)) {
+    l.recompute_modules |= *rm;
+    // Megatron-Core defaults only an unset list to core_attn (transformer_config.py __post_init__:
+    // `if self.recompute_modules is None`); selective granularity over [] recomputes nothing.
+    if (*rm == 0 && l.recompute == Recompute::kSelective) l.recompute = Recompute::kNone;
   }
   l.fsdp = r.boolean(f, "fsdp", p).value_or(l.fsdp);
   l.cpu_offload_layers = r.int32(f, "cpu_offload_layers", p).value_or(l.cpu_offload_layers);
   l.optimizer_offload_fraction = r.number(f, "optimizer_offload_fraction", p).value_or(l.optimizer_offload_fraction);
-  read_offload_modules(r, f, l);
+  if (auto m = read_offload_modules(r, f, p)) l.offload_modules = *m;
+  l.activation_offload_fraction = r.number(f, "activation_offload_fraction", p).value_or(l.activation_offload_fraction);
   l.ep_a2a_overlap = r.boolean(f, "ep_a2a_overlap", p).value_or(l.ep_a2a_overlap);
   l.tp_comm_overlap = r.boolean(f, "tp_comm_overlap", p).value_or(l.tp_comm_overlap);
   l.precision_aware_optimizer =
@@ -159,27 +203,6 @@ void read_features(YamlReader& r, const YNode& doc, Recipe& rec, std::optional<s
     l.distributed_optimizer = r.boolean(st, "use_distributed_optimizer", sp).value_or(l.distributed_optimizer);
   }
   flex_backend = r.string(f, "flex_backend", p);
-}
-
-void read_recompute(YamlReader& r, const YNode* layout, Layout& l) {
-  const YNode* rc = r.map(layout, "recompute", "layout");
-  if (rc == nullptr) return;
-  const std::string p = "layout.recompute";
-  if (auto g = r.string(rc, "granularity", p)) {
-    if (auto k = parse_recompute(*g))
-      l.recompute = *k;
-    else
-      r.error(*rc->get("granularity"), "`" + p + ".granularity` is '" + *g + "'", "use full, selective or none");
-  }
-  if (auto m = r.string(rc, "method", p)) {
-    if (*m == "uniform")
-      l.recompute_method = RecomputeMethod::kUniform;
-    else if (*m == "block")
-      l.recompute_method = RecomputeMethod::kBlock;
-    else
-      r.error(*rc->get("method"), "`" + p + ".method` is '" + *m + "'", "use uniform or block");
-  }
-  l.recompute_layers = r.int32(rc, "num_layers", p).value_or(l.recompute_layers);
 }
 
 }  // namespace
@@ -211,7 +234,10 @@ void read_layout(YamlReader& r, const YNode& doc, int gpus, Recipe& rec) {
   }
   l.sp = r.boolean(lay, "sequence_parallel", p).value_or(false);
   l.mbs = r.int32(lay, "rows_per_microbatch", p, 1).value_or(1);
-  read_recompute(r, lay, l);
+  const RecomputeRead rc = read_recompute(r, lay, p);
+  l.recompute = rc.granularity.value_or(l.recompute);
+  l.recompute_method = rc.method.value_or(l.recompute_method);
+  l.recompute_layers = rc.num_layers.value_or(l.recompute_layers);
   // `offload` is free-form in the schema (a description or a map); a bare number is a layer count.
   if (const YNode* off = lay != nullptr ? lay->get("offload") : nullptr) {
     if (auto n = off->as_int(); n && *n >= 0 && *n <= 100000) l.cpu_offload_layers = static_cast<int>(*n);
@@ -239,6 +265,23 @@ void read_layout(YamlReader& r, const YNode& doc, int gpus, Recipe& rec) {
               "use alltoall, allgather or flex");
     }
   }
+}
+
+Measurement::LayoutOverrides read_layout_overrides(YamlReader& r, const YNode* measurement, const std::string& path) {
+  Measurement::LayoutOverrides o;
+  const std::string p = path + ".layout_overrides";
+  const YNode* lo = r.map(measurement, "layout_overrides", path);
+  if (lo == nullptr) return o;
+  const RecomputeRead rc = read_recompute(r, lo, p);
+  o.recompute = rc.granularity;
+  o.recompute_method = rc.method;
+  o.recompute_layers = rc.num_layers;
+  o.recompute_modules = read_recompute_modules(r, lo, p);
+  o.cpu_offload_layers = r.int32(lo, "cpu_offload_layers", p);
+  o.offload_modules = read_offload_modules(r, lo, p);
+  if (!o.offload_modules && r.boolean(lo, "fine_grained_offload", p) == false) o.offload_modules = 0u;
+  o.activation_offload_fraction = r.number(lo, "activation_offload_fraction", p);
+  return o;
 }
 
 void link_recipe_model(Recipe& rec, const Model& m) {

@@ -48,6 +48,7 @@ Measurement read_measurement(YamlReader& r, const YNode& m, const std::string& p
   out.tokens_per_s_per_gpu = r.number(&m, "tokens_per_s_per_gpu", p).value_or(0);
   out.model_tflops_per_gpu = r.number(&m, "model_tflops_per_gpu", p).value_or(0);
   out.notes = r.string(&m, "notes", p).value_or("");
+  out.overrides = read_layout_overrides(r, &m, p);
   return out;
 }
 

@@ -244,12 +244,60 @@ TEST(RecipeYaml, FineGrainedOffloadModulesReachTheLayout) {
   r = convert("features: {offload_modules: [expert_fc1]}\n", ds);
   ASSERT_TRUE(r) << all(ds);
   EXPECT_EQ(r->layout.offload_modules, 0u);
-  r = convert("features: {fine_grained_offload: true, offload_modules: [fused_group_mlp, expert_fc1]}\n", ds);
+  // fused_group_mlp offloads the whole fused grouped expert MLP: read as expert_fc1 and moe_act
+  // (before: as nothing, so Nemotron-3 Ultra's GB200/GB300 recipes were estimated without offload).
+  r = convert("features: {fine_grained_offload: true, offload_modules: [fused_group_mlp]}\n", ds);
+  ASSERT_TRUE(r) << all(ds);
+  EXPECT_EQ(r->layout.offload_modules, kOfExpertFc1 | kOfMoeAct);
+  r = convert("features: {fine_grained_offload: true, offload_modules: [gdp_qkv, expert_fc1]}\n", ds);
   ASSERT_TRUE(r) << all(ds);
   EXPECT_EQ(r->layout.offload_modules, kOfExpertFc1);
+  // Megatron-Core activation_offload_fraction (before: not read, always 1.0).
+  r = convert("features: {fine_grained_offload: true, offload_modules: [expert_fc1], activation_offload_fraction: 0.5}\n",
+              ds);
+  ASSERT_TRUE(r) << all(ds);
+  EXPECT_DOUBLE_EQ(r->layout.activation_offload_fraction, 0.5);
   Diagnostics bad;
   EXPECT_FALSE(convert("features: {fine_grained_offload: true, offload_modules: [core_attn, qkv]}\n", bad));
   EXPECT_THAT(all(bad), HasSubstr("`features.offload_modules` has an unknown module 'qkv'"));
+}
+
+// Megatron-Core defaults only an unset recompute_modules to core_attn: selective over [] recomputes
+// nothing (before: read as core_attn, as an unset list).
+TEST(RecipeYaml, SelectiveOverNoModulesRecomputesNothing) {
+  Diagnostics ds;
+  auto r = convert("layout: {tp: 1, pp: 1, cp: 1, ep: 8, recompute: {granularity: selective}}\n"
+                   "features: {recompute_modules: []}\n",
+                   ds);
+  ASSERT_TRUE(r) << all(ds);
+  EXPECT_EQ(r->layout.recompute, Recompute::kNone);
+  r = convert("layout: {tp: 1, pp: 1, cp: 1, ep: 8, recompute: {granularity: selective}}\n", ds);
+  ASSERT_TRUE(r) << all(ds);
+  EXPECT_EQ(r->layout.recompute, Recompute::kSelective);
+  EXPECT_EQ(r->layout.recompute_modules, 0u);  // unset: Megatron's default, core_attn
+}
+
+// A measurement's own settings (`layout_overrides`) are read beside its degrees; unset fields stay
+// unset (before: the key was not in the schema and the run was estimated with the recipe's).
+TEST(RecipeYaml, MeasurementLayoutOverrides) {
+  Diagnostics ds;
+  auto r = convert("layout: {tp: 1, pp: 2, cp: 1, ep: 32}\n"
+                   "measurements:\n"
+                   "  - {release: '26.04', current: true, gpus: 256, precision: MXFP8, tokens_per_s_per_gpu: 1,\n"
+                   "     layout_overrides: {recompute: {granularity: selective}, recompute_modules: [mla_up_proj],\n"
+                   "                        fine_grained_offload: true, offload_modules: [fused_group_mlp], source: s}}\n"
+                   "  - {release: '26.06', current: true, gpus: 256, precision: MXFP8, tokens_per_s_per_gpu: 1}\n",
+                   ds);
+  ASSERT_TRUE(r) << all(ds);
+  ASSERT_EQ(r->measurements.size(), 2u);
+  const Measurement::LayoutOverrides& o = r->measurements[0].overrides;
+  EXPECT_EQ(o.recompute, Recompute::kSelective);
+  EXPECT_EQ(o.recompute_modules, kRcMlaUpProj);
+  EXPECT_EQ(o.offload_modules, kOfExpertFc1 | kOfMoeAct);
+  EXPECT_FALSE(o.recompute_method.has_value());
+  EXPECT_FALSE(o.cpu_offload_layers.has_value());
+  EXPECT_FALSE(r->measurements[1].overrides.recompute.has_value());
+  EXPECT_FALSE(r->measurements[1].overrides.recompute_modules.has_value());
 }
 
 TEST(RecipeYaml, NotAMap) {

@@ -42,6 +42,18 @@ struct Measurement {
   double tokens_per_s_per_gpu = 0;
   double model_tflops_per_gpu = 0;  // 0 = not published
   std::string notes;
+  // What the run set that its recipe record does not (`layout_overrides`: the settings of the run's
+  // own release, scripts/gen_catalog.py MEASURED_RUN_SETTINGS), applied over the recipe's layout by
+  // measured_run (catalog/measured_points.hpp). Unset: the recipe's.
+  struct LayoutOverrides {
+    std::optional<Recompute> recompute;
+    std::optional<RecomputeMethod> recompute_method;
+    std::optional<int> recompute_layers;
+    std::optional<uint32_t> recompute_modules;
+    std::optional<int> cpu_offload_layers;
+    std::optional<uint32_t> offload_modules;  // with fine_grained_offload false: 0
+    std::optional<double> activation_offload_fraction;
+  } overrides;
 };
 
 struct Recipe {
