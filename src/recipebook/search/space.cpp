@@ -55,8 +55,10 @@ std::vector<RecomputeOption> recompute_options(const Model& m) {
   return out;
 }
 
+// The walk sets recompute at every node of its inner loops: the row is looked up once.
 void apply_recompute(Layout& l, const RecomputeOption& o) {
-  set_search_value(layout_field("recompute"), l, recompute_value(o.kind, o.modules));
+  static const LayoutField& row = layout_field("recompute");
+  set_search_value(row, l, recompute_value(o.kind, o.modules));
 }
 
 std::vector<int> gpu_counts_in_range(int lo, int hi, int gpus_per_node) {
