@@ -219,7 +219,7 @@ int main(int argc, char** argv) {
     req.gpu_counts = {r.gpus};
     req.gpus_per_node = r.gpus_per_node;
     req.workload = w;
-    req.fixed.precisions = {l.precision};
+    req.fixed.fix("precision", static_cast<SearchValue>(l.precision));
     req.top_k = opt.top;
     req.threads = opt.threads;
     const PlanInputs in{&pm, &prm, &hw};

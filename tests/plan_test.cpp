@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <set>
 #include <sstream>
 
 #include "recipebook/catalog/catalog.hpp"
@@ -66,6 +67,34 @@ TEST(PlanCli, JsonHasEveryPart) {
   }
   EXPECT_FALSE(j["pareto"]["layouts"].empty());
   EXPECT_EQ(j["pareto"]["axes"][1], "headroom_bytes");
+}
+
+// A searched field's flag takes a comma list: the plan keeps only those values (the flag is the
+// field's row, core/layout_fields.cpp plan_flag). Before the rows drove plan's flags, --tp took one
+// integer and "2,4" was a usage error.
+TEST(PlanCli, ACommaListNarrowsASearchedField) {
+  PlanOptions o = qwen_moe_8();
+  o.search["tp"] = "2,4";
+  o.search["dispatcher"] = "alltoall";
+  o.search["fsdp"] = "off";
+  o.top = 50;
+  const Out r = run(o, true);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const Json j = Json::parse(r.out);
+  ASSERT_FALSE(j["top"].empty());
+  for (const Json& t : j["top"]) {
+    EXPECT_TRUE(std::set<int>({2, 4}).contains(t["layout"]["tp"].get<int>())) << t["layout"].dump();
+    EXPECT_EQ(t["layout"]["dispatcher"], "alltoall");
+    EXPECT_FALSE(t["layout"].value("fsdp", false));
+  }
+  // Both values were searched: the list's space is the sum of each value's.
+  auto seen = [&](const char* tp) {
+    PlanOptions one = o;
+    one.search["tp"] = tp;
+    const Out each = run(one, true);
+    return Json::parse(each.out)["counts"]["seen"].get<uint64_t>();
+  };
+  EXPECT_EQ(j["counts"]["seen"].get<uint64_t>(), seen("2") + seen("4"));
 }
 
 TEST(PlanCli, SameOutputForAnyThreadCount) {
@@ -142,21 +171,21 @@ TEST(PlanCli, UsageErrorsExitTwo) {
   EXPECT_NE(r.err.find("unknown model"), std::string::npos);
 
   o = qwen_moe_8();
-  o.ep = 3;
+  o.search["ep"] = "3";
   r = run(o, false);
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("--ep: error [RB-EXPERTS-EP]"), std::string::npos) << r.err;
 
   o = qwen_moe_8();
-  o.tp = 8;
-  o.pp = 2;
+  o.search["tp"] = "8";
+  o.search["pp"] = "2";
   r = run(o, false);
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("do not divide 8 GPUs"), std::string::npos) << r.err;
 
   for (auto bad : {+[](PlanOptions& x) { x.gpus = "9..15"; }, +[](PlanOptions& x) { x.gbs = 0; },
-                   +[](PlanOptions& x) { x.precision = "fp9"; }, +[](PlanOptions& x) { x.objective = "speed"; },
-                   +[](PlanOptions& x) { x.recompute = "core_atn"; }, +[](PlanOptions& x) { x.fsdp = "maybe"; },
+                   +[](PlanOptions& x) { x.search["precision"] = "fp9"; }, +[](PlanOptions& x) { x.objective = "speed"; },
+                   +[](PlanOptions& x) { x.search["recompute"] = "core_atn"; }, +[](PlanOptions& x) { x.search["fsdp"] = "maybe"; },
                    +[](PlanOptions& x) { x.tokens = "lots"; }, +[](PlanOptions& x) { x.gpu = "h1000"; }}) {
     o = qwen_moe_8();
     bad(o);

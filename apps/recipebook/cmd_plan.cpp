@@ -95,45 +95,8 @@ std::optional<double> parse_tokens(const std::string& text) {
   return v * scale;
 }
 
-// --recompute: any | none | selective | full | a module list, as the recompute options the search tries
-// (empty = every option).
-Result<std::vector<RecomputeOption>> recompute_choices_from_flag(const std::string& text, const Model& model) {
-  const std::string f = to_lower(text);
-  if (f.empty() || f == "any") return std::vector<RecomputeOption>{};
-  if (f == "none") return std::vector<RecomputeOption>{{Recompute::kNone, 0}};
-  if (f == "full") return std::vector<RecomputeOption>{{Recompute::kFull, 0}};
-  if (f == "selective") {
-    std::vector<RecomputeOption> out;
-    for (const RecomputeOption& o : recompute_options(model))
-      if (o.kind == Recompute::kSelective) out.push_back(o);
-    return out;
-  }
-  std::string bad;
-  const auto modules = parse_recompute_modules(f, &bad);
-  if (!modules) {
-    const std::string near = nearest(bad, recompute_module_names());
-    return tl::unexpected(usage("--recompute", "unknown recompute option or module '" + bad + "'",
-                                near.empty() ? "use any, none, selective, full or modules like core_attn,moe_act"
-                                             : "did you mean " + near + "?"));
-  }
-  return std::vector<RecomputeOption>{{Recompute::kSelective, *modules}};
-}
-
-Result<std::vector<Precision>> parse_precisions(const std::string& text) {
-  std::vector<Precision> out;
-  for (const std::string& p : split_trimmed(text, ',')) {
-    const auto v = parse_precision(p);
-    if (!v)
-      return tl::unexpected(
-          usage("--precision", "unknown precision '" + p + "'",
-                "use bf16, fp8_cs, fp8_ds, fp8_blockwise, mxfp8 or nvfp4 (a comma list searches each)"));
-    if (std::find(out.begin(), out.end(), *v) == out.end()) out.push_back(*v);
-  }
-  return out;
-}
-
 // Everything from the flags that does not need the catalog.
-Result<PlanRequest> make_request(const PlanOptions& o, const Model& model, const Hardware& hw) {
+Result<PlanRequest> make_request(const PlanOptions& o, const Hardware& hw) {
   PlanRequest req;
   const int per_node = o.gpus_per_node > 0 ? o.gpus_per_node : hw.gpus_per_node;
   auto counts = parse_gpus(o.gpus, per_node);
@@ -152,47 +115,19 @@ Result<PlanRequest> make_request(const PlanOptions& o, const Model& model, const
   if (!tokens)
     return tl::unexpected(usage("--tokens", "'" + o.tokens + "' is not a token count", "e.g. 15T, 1.2e12, 500B"));
   req.workload.tokens_budget = *tokens;
-  auto precisions = parse_precisions(o.precision.empty() ? "bf16" : o.precision);
-  if (!precisions) return tl::unexpected(precisions.error());
-  req.fixed.precisions = *precisions;
   if (auto ok = apply_layout_flags(o.layout, req.fixed.base, /*from_flags_only=*/true); !ok)
     return tl::unexpected(ok.error());
-  for (const auto& [flag, v] : {std::pair{"--tp", o.tp},
-                                {"--pp", o.pp},
-                                {"--vp", o.vp},
-                                {"--cp", o.cp},
-                                {"--ep", o.ep},
-                                {"--etp", o.etp},
-                                {"--dp", o.dp},
-                                {"--mbs", o.mbs}})
-    if (v < 0) return tl::unexpected(usage(flag, "a degree must be positive (leave it out to search it)"));
-  req.fixed.tp = o.tp;
-  req.fixed.pp = o.pp;
-  req.fixed.vp = o.vp;
-  req.fixed.cp = o.cp;
-  req.fixed.ep = o.ep;
-  req.fixed.etp = o.etp;
+  // Each searched field's flag, read by its row (core/layout_fields.hpp).
+  for (const LayoutField& r : layout_fields()) {
+    if (!plan_searches(r)) continue;
+    auto values = read_plan_values(r, o.searched(r.key));
+    if (!values) return tl::unexpected(values.error());
+    if (!values->empty()) req.fixed.allow(r.key, std::move(*values));
+  }
+  if (o.dp < 0) return tl::unexpected(usage("--dp", "a degree must be positive (leave it out to search it)"));
   req.fixed.dp = o.dp;
-  req.fixed.mbs = o.mbs;
   if (o.max_mbs < 1) return tl::unexpected(usage("--max-mbs", "must be at least 1"));
   req.fixed.max_mbs = o.max_mbs;
-  const std::string fsdp = to_lower(o.fsdp);
-  if (fsdp == "on" || fsdp == "yes" || fsdp == "true")
-    req.fixed.fsdp = true;
-  else if (fsdp == "off" || fsdp == "no" || fsdp == "false")
-    req.fixed.fsdp = false;
-  else if (fsdp != "any")
-    return tl::unexpected(usage("--fsdp", "'" + o.fsdp + "' is not any, on or off"));
-  auto rc = recompute_choices_from_flag(o.recompute, model);
-  if (!rc) return tl::unexpected(rc.error());
-  req.fixed.recompute = *rc;
-  if (to_lower(o.dispatcher) != "any") {
-    const auto d = parse_dispatcher(o.dispatcher);
-    if (!d)
-      return tl::unexpected(usage("--dispatcher", "unknown dispatcher '" + o.dispatcher + "'",
-                                  "use any, alltoall, flex_deepep or flex_hybridep"));
-    req.fixed.dispatcher = *d;
-  }
   const auto objective = parse_objective(o.objective);
   if (!objective)
     return tl::unexpected(
@@ -277,8 +212,8 @@ std::string flag_of(const std::string& field) {
 
 }  // namespace
 
-Result<PlanRequest> make_plan_request(const PlanOptions& opts, const Model& model, const Hardware& hw) {
-  return make_request(opts, model, hw);
+Result<PlanRequest> make_plan_request(const PlanOptions& opts, const Hardware& hw) {
+  return make_request(opts, hw);
 }
 
 void with_progress_line(const Context& ctx, bool forced, const std::function<void(const ProgressFn&)>& search) {
@@ -313,7 +248,7 @@ int run_plan(const PlanOptions& given, const Context& ctx, const Catalog& catalo
   auto hw = cat->find_hardware(o.gpu);
   if (!hw) return report(ctx, hw.error());
   if (auto e = apply_headroom(o.headroom, *hw)) return report(ctx, *e);
-  auto req = make_request(o, *model, *hw);
+  auto req = make_request(o, *hw);
   if (!req) return report(ctx, req.error());
 
   const PreparedModel pm = prepare(*model);

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 
 #include "recipebook/context.hpp"
@@ -31,12 +32,13 @@ struct PlanOptions {
   int64_t seq = 0;                 // --seq (0 = the recipe's, else 4096)
   int64_t gbs = 0;                 // --gbs (required without a recipe)
   int lora_rank = 16;              // --lora-rank (peft)
-  std::string precision;           // --precision: comma list ("" = the recipe's, else bf16)
-  int tp = 0, pp = 0, vp = 0, cp = 0, ep = 0, etp = 0, dp = 0, mbs = 0;  // fixed degrees, 0 = free
-  int max_mbs = 16;                                                      // --max-mbs
-  std::string fsdp = "any";                                              // --fsdp: any | on | off
-  std::string recompute = "any";         // --recompute: any | none | selective | full | module list
-  std::string dispatcher = "any";        // --dispatcher: any | alltoall | flex_deepep | flex_hybridep
+  // The searched layout fields' flags, by the field's key (core/layout_fields.hpp rows plan has a
+  // flag for: --tp 2, --tp 2,4, --fsdp off, --recompute selective, --precision bf16,fp8_cs, ...):
+  // the text as given; absent or "" = the field's plan_default ("" = any; precision: the recipe's,
+  // else bf16). read_plan_values() reads each into the request's Constraints.
+  std::map<std::string, std::string, std::less<>> search;
+  int dp = 0;                            // --dp: a fixed data-parallel degree (0 = free)
+  int max_mbs = 16;                      // --max-mbs
   std::string objective = "throughput";  // --objective: throughput | cost | time
   std::string offload = "auto";          // --offload: auto (host offload when nothing fits) | never
   std::string tokens;                    // --tokens: training budget, "15T", "1.2e12", "500B"
@@ -45,8 +47,8 @@ struct PlanOptions {
   bool progress = false;                 // --progress: draw the progress line even when stderr is not a TTY
   std::string headroom{kDefaultHeadroom};  // --headroom: GiB or % of the GPU's memory a layout leaves free
   // The layout flags of the fields the search does not enumerate (PlanRole::kFixed: --cuda-graph,
-  // --ep-a2a-overlap, ...): every layout searched has the value given. The searched ones have
-  // their own flags above.
+  // --ep-a2a-overlap, ...): every layout searched has the value given. The searched ones are
+  // `search`.
   LayoutFlags layout;
   bool threads_given = false;            // --threads was given (the plan across GPU types defaults to one per core)
   // Across GPU types (cmd_plan_fleet.hpp: several --gpu, or `all`):
@@ -54,12 +56,19 @@ struct PlanOptions {
   std::string budget;          // --budget: USD, 2e6, 2M, 500k
   std::string price;           // --price: gb200=6.5,h100=7 (USD per GPU-hour, over the catalog's)
   std::string gpus_available;  // --gpus-available: h100=512,b200=256
+
+  // The text of searched field `key`'s flag ("" = not given).
+  [[nodiscard]] const std::string& searched(std::string_view key) const {
+    static const std::string kNone;
+    const auto it = search.find(key);
+    return it == search.end() ? kNone : it->second;
+  }
 };
 
 int run_plan(const PlanOptions& opts, const Context& ctx);
 
 // The search request the flags give (everything but the catalog), for the plan across GPU types.
-Result<PlanRequest> make_plan_request(const PlanOptions& opts, const Model& model, const Hardware& hw);
+Result<PlanRequest> make_plan_request(const PlanOptions& opts, const Hardware& hw);
 // Runs `search` with plan's progress line on stderr (only on a TTY or with --progress).
 void with_progress_line(const Context& ctx, bool forced, const std::function<void(const ProgressFn&)>& search);
 // The same on a catalog already loaded (tests, and callers that plan more than once).

@@ -119,7 +119,7 @@ Result<FleetSetup> fleet_setup(const PlanOptions& o, const Catalog& catalog) {
   }
 
   // The request from plan's own flags, against the first type (counts are redone per type below).
-  auto req = make_plan_request(o, s.model, s.gpus.front().hardware);
+  auto req = make_plan_request(o, s.gpus.front().hardware);
   if (!req) return tl::unexpected(req.error());
   FleetRequest& f = s.request;
   f.plan = std::move(*req);

@@ -99,7 +99,7 @@ Json plan_json(const PlanView& v) {
   wj["tokens_budget"] = w.tokens_budget > 0 ? Json(w.tokens_budget) : Json(nullptr);
   j["workload"] = wj;
   Json precisions = Json::array();
-  for (Precision p : v.req.fixed.precisions.empty() ? std::vector<Precision>{Precision::kBf16} : v.req.fixed.precisions)
+  for (Precision p : searched_precisions(v.req.fixed))
     precisions.push_back(std::string(precision_name(p)));
   j["precisions"] = precisions;
   j["objective"] = std::string(objective_name(v.req.objective));

@@ -71,10 +71,10 @@ class LayoutColumns {
     range_ = v.req.gpu_counts.size() > 1;
     precisions_ =
         v.result.top.empty()
-            ? v.req.fixed.precisions.size() > 1
+            ? searched_precisions(v.req.fixed).size() > 1
             : std::any_of(rows.begin(), rows.end(),
                           [&](const Candidate& c) { return c.layout.precision != rows.front().layout.precision; }) ||
-                  v.req.fixed.precisions.size() > 1;
+                  searched_precisions(v.req.fixed).size() > 1;
     moe_ = v.model.is_moe();
     uneven_ = std::any_of(rows.begin(), rows.end(), [](const Candidate& c) { return stage_split_of(c.layout).any(); });
     offload_ = std::any_of(rows.begin(), rows.end(), [](const Candidate& c) { return uses_offload(c.layout); });
@@ -145,7 +145,7 @@ std::string header(const PlanView& v) {
       fmt::format("plan: {} on {} x {} ({} per node), {}, sequence {}, global batch {}\n", v.model.name, gpus,
                   v.hw.display.empty() ? v.hw.name : v.hw.display, v.gpus_per_node, mode_name(w.mode), w.seq, w.gbs);
   std::string precisions;
-  for (Precision p : v.req.fixed.precisions.empty() ? std::vector<Precision>{Precision::kBf16} : v.req.fixed.precisions)
+  for (Precision p : searched_precisions(v.req.fixed))
     precisions += (precisions.empty() ? "" : ", ") + std::string(precision_name(p));
   std::string goal;
   switch (v.req.objective) {
@@ -374,7 +374,7 @@ std::string infeasible_text(const PlanView& v) {
                        why);
   } else {
     const Constraints& f = v.req.fixed;
-    const bool all_tried = f.recompute.empty() && !f.fsdp && f.mbs == 0;
+    const bool all_tried = f.values("recompute").empty() && f.values("fsdp").empty() && f.values("mbs").empty();
     out +=
         fmt::format("\nNo layout fits: the {} layouts that pass the rules all need more than the {} GiB of one {} less {} GiB headroom{}.\n",
                     grouped(r.counts.memory), gib(v.hw.memory_bytes), v.hw.display.empty() ? v.hw.name : v.hw.display,

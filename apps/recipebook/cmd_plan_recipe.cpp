@@ -33,7 +33,8 @@ Result<Setup> apply_plan_recipe(PlanOptions& o, const Catalog& catalog) {
   a.lora_rank = o.lora_rank;
   a.headroom = o.headroom;
   // One precision asked for is the recipe layout's too; a list searches each around the recipe's own.
-  if (!o.precision.empty() && o.precision.find(',') == std::string::npos) a.layout.precision = o.precision;
+  const std::string& precision = o.searched("precision");
+  if (!precision.empty() && precision.find(',') == std::string::npos) a.layout.precision = precision;
   auto s = resolve_setup(a, catalog);
   if (!s) return s;
   if (o.model.empty()) o.model = s->model.name;
@@ -43,7 +44,7 @@ Result<Setup> apply_plan_recipe(PlanOptions& o, const Catalog& catalog) {
   if (o.mode.empty()) o.mode = std::string(mode_name(s->workload.mode));
   if (o.seq == 0) o.seq = s->workload.seq;
   if (o.gbs == 0) o.gbs = s->workload.gbs;
-  if (o.precision.empty()) o.precision = std::string(precision_name(s->layout.precision));
+  if (o.searched("precision").empty()) o.search["precision"] = std::string(precision_name(s->layout.precision));
   return s;
 }
 

@@ -127,7 +127,7 @@ PlanComparison compare_with_plan(const Recommendation& r, const PreparedModel& p
   req.gpu_counts = {r.options.gpus};
   req.gpus_per_node = r.options.gpus_per_node;
   req.workload = r.resized.workload;
-  req.fixed.precisions = {r.resized.layout.precision};
+  req.fixed.fix("precision", static_cast<SearchValue>(r.resized.layout.precision));
   req.top_k = 1;
   req.threads = r.options.threads > 0 ? r.options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   // `recommend` answers in about a second: a search space larger than the budget is narrowed to the
@@ -135,8 +135,8 @@ PlanComparison compare_with_plan(const Recommendation& r, const PreparedModel& p
   std::vector<std::string> narrowed;
   const int gpus = r.options.gpus;
   if (Space(r.model, req).size(gpus) > kCompareBudget) {
-    req.fixed.fsdp = r.resized.layout.fsdp;
-    if (r.model.is_moe()) req.fixed.dispatcher = r.resized.layout.dispatcher;
+    req.fixed.fix("fsdp", r.resized.layout.fsdp ? 1 : 0);
+    if (r.model.is_moe()) req.fixed.fix("dispatcher", static_cast<SearchValue>(r.resized.layout.dispatcher));
     narrowed.push_back(std::string(r.model.is_moe() ? "the dispatcher and " : "") + "FSDP as in this layout");
   }
   while (Space(r.model, req).size(gpus) > kCompareBudget && req.fixed.max_mbs > 1) req.fixed.max_mbs /= 2;

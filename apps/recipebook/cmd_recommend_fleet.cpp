@@ -19,7 +19,7 @@ int run_recommend_fleet(const RecommendOptions& r, const Context& ctx, const Cat
   o.mode = r.mode.empty() ? "pretrain" : r.mode;
   o.seq = r.seq;
   o.gbs = r.gbs;
-  o.precision = r.precision;
+  o.search["precision"] = r.precision;
   o.tokens = r.tokens;
   o.headroom = r.headroom;
   o.threads = r.threads;

@@ -286,21 +286,13 @@ void add_plan(CLI::App& app, Action& action) {
   cmd->add_option("--seq", o->seq, "Sequence length in tokens (default: the recipe's, else 4096)")->check(CLI::PositiveNumber);
   cmd->add_option("--gbs", o->gbs, "Global batch in sequences (required without --recipe)");
   cmd->add_option("--lora-rank", o->lora_rank, "LoRA rank for --mode peft")->capture_default_str();
-  cmd->add_option("--precision", o->precision,
-                  "Precisions to try, comma list: bf16,fp8_cs,mxfp8,nvfp4,... (default: the recipe's, else bf16)");
-  auto* fixed = "Fixed degrees (0 = searched)";
-  cmd->add_option("--tp", o->tp, "Tensor parallel degree")->group(fixed);
-  cmd->add_option("--pp", o->pp, "Pipeline parallel degree")->group(fixed);
-  cmd->add_option("--vp", o->vp, "Virtual pipeline stages")->group(fixed);
-  cmd->add_option("--cp", o->cp, "Context parallel degree")->group(fixed);
-  cmd->add_option("--ep", o->ep, "Expert parallel degree")->group(fixed);
-  cmd->add_option("--etp", o->etp, "Expert tensor parallel degree")->group(fixed);
-  cmd->add_option("--dp", o->dp, "Data parallel degree")->group(fixed);
-  cmd->add_option("--mbs", o->mbs, "Micro batch")->group(fixed);
+  // The searched layout fields' flags, one per row plan has a flag for (core/layout_fields.hpp).
+  auto* searched = "Searched layout (a value fixes it, a comma list narrows it; unset: searched)";
+  for (const rb::LayoutField& r : rb::layout_fields())
+    if (rb::plan_searches(r))
+      cmd->add_option(rb::flag_name(r), o->search[std::string(r.key)], std::string(r.plan_help))->group(searched);
+  cmd->add_option("--dp", o->dp, "Data parallel degree (0 = searched)")->group(searched);
   cmd->add_option("--max-mbs", o->max_mbs, "Largest micro batch searched")->capture_default_str();
-  cmd->add_option("--fsdp", o->fsdp, "any | on | off")->capture_default_str();
-  cmd->add_option("--recompute", o->recompute, "any | none | selective | full | a module list")->capture_default_str();
-  cmd->add_option("--dispatcher", o->dispatcher, "any | alltoall | flex_deepep | flex_hybridep")->capture_default_str();
   cmd->add_option("--objective", o->objective, "throughput | cost | time (time needs --tokens)")->capture_default_str();
   cmd->add_option("--offload", o->offload,
                   "auto: when no layout fits, try optimizer and activation offload to host memory | never")

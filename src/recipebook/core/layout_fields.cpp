@@ -1,4 +1,6 @@
-// The layout field table (layout_fields.hpp).
+// The layout field table (layout_fields.hpp): the rows. The functions over them are
+// layout_fields_ops.cpp's; plan's readers of the searched fields are layout_fields_search.cpp's; the
+// row builders are layout_fields_rows.hpp's.
 //
 // To add a layout option:
 //   1. Add its member to Layout (core/layout.hpp) and to LayoutFlags (layout_fields.hpp).
@@ -13,8 +15,16 @@
 //   3. Add its term in the model (estimate/memory.cpp, estimate/time.cpp).
 //   4. Rules that read it name its key in their `reads` (rules/rule_table.cpp); the planner
 //      evaluates each rule at the deepest search dimension of the fields it reads.
-// A new searched field (one plan enumerates) is a row with its SearchDim; a new dimension is also
-// its list in search/space.cpp and its loop in search/walk.cpp.
+// To let plan search it (one row + its value list + its term in the model):
+//   5. Wrap the row in plan_flag(help, row[, read, set, default]): plan's --<key> flag (a value
+//      fixes it, a comma list narrows it, any searches the search's own list), the serve API's
+//      "<key>" and search Constraints (search/space.hpp, by the row's key) follow from it; so do
+//      the infeasibility advice's fixed dimensions (search/advice.cpp) and the planner's checks of
+//      fixed values (search/rule_levels.hpp). A named field gives its reader and setter
+//      (layout_fields_search.cpp); an int or bool row needs neither.
+//   6. Its value list: Space (search/space.cpp) enumerates a field of an existing SearchDim with
+//      that dimension's loop; a new dimension is a SearchDim here (in enumeration order), its list
+//      in Space and its loop in search/walk.cpp, search/fleet_walk.cpp and search/brute_force.cpp.
 //
 // Spellings: Megatron-Bridge override keys are ConfigContainer fields (src/megatron/bridge/training/
 // config.py, REFERENCES.md D); Megatron-LM flags are megatron/training/arguments.py's (the table in
@@ -22,15 +32,16 @@
 // catalog/recipe_layout.cpp reads them.
 #include "recipebook/core/layout_fields.hpp"
 
-#include <algorithm>
 #include <array>
-#include <charconv>
-#include <stdexcept>
 #include <utility>
+
+#include "recipebook/core/layout_fields_rows.hpp"
 
 namespace rb {
 
 namespace {
+
+using namespace field_rows;
 
 // Parses `text` with `parse` into `out`, or fails naming the flag, the value (`bad_part`, when the
 // parser names the one item of a list it refused) and the choices.
@@ -170,62 +181,6 @@ std::string pipeline_layout_text(const Layout& l) {
   return l.pipeline_layout.empty() ? std::string() : pipeline_layout_str(l.pipeline_layout);
 }
 
-using F = LayoutFlags;
-using L = Layout;
-using K = FieldKind;
-using M = FieldMin;
-using P = PlanRole;
-
-using D = SearchDim;
-
-// A row of each kind: key, help, min, where it lives, record path, Bridge key, Megatron-LM flag,
-// what plan does, the search dimension that sets it. The default is Layout's (core/layout.hpp).
-constexpr LayoutField int_row(std::string_view key, std::string_view help, M min, std::optional<int> F::*given,
-                              int L::*member, std::string_view yaml, std::string_view bridge, std::string_view megatron,
-                              P plan, D dim) {
-  return {key,    K::kInt, help,    min,     given,   nullptr, nullptr,
-          member, nullptr, nullptr, nullptr, yaml,    bridge,  megatron,
-          plan,   nullptr, nullptr, dim,     nullptr, nullptr, FieldShown::kAlways};
-}
-constexpr LayoutField bool_row(std::string_view key, std::string_view help, std::optional<bool> F::*given,
-                               bool L::*member, std::string_view yaml, std::string_view bridge,
-                               std::string_view megatron, P plan, D dim) {
-  return {key,     K::kBool, help,    M::kAny, nullptr, given,   nullptr,
-          nullptr, member,   nullptr, nullptr, yaml,    bridge,  megatron,
-          plan,    nullptr,  nullptr, dim,     nullptr, nullptr, FieldShown::kAlways};
-}
-constexpr LayoutField text_row(std::string_view key, std::string_view help, std::string F::*given,
-                               std::string (*text_of)(const Layout&), Result<void> (*apply)(const F&, L&),
-                               std::string_view yaml, std::string_view bridge, std::string_view megatron, P plan,
-                               D dim) {
-  return {key,     K::kText, help,    M::kAny, nullptr, nullptr, given,
-          nullptr, nullptr,  text_of, apply,   yaml,    bridge,  megatron,
-          plan,    nullptr,  nullptr, dim,     nullptr, nullptr, FieldShown::kAlways};
-}
-constexpr LayoutField number_row(std::string_view key, std::string_view help, std::optional<double> F::*given,
-                                 double L::*member, std::string_view yaml, std::string_view bridge,
-                                 std::string_view megatron, P plan, D dim) {
-  return {key,     K::kNumber, help,    M::kAny, nullptr, nullptr, nullptr,
-          nullptr, nullptr,    nullptr, nullptr, yaml,    bridge,  megatron,
-          plan,    given,      member,  dim,     nullptr, nullptr, FieldShown::kAlways};
-}
-
-// A row that means something only when `in_force` holds.
-constexpr LayoutField when_in_force(bool (*in_force)(const Layout&), LayoutField f) {
-  f.in_force = in_force;
-  return f;
-}
-// A row a layout's JSON shows only when it is not Layout's default.
-constexpr LayoutField when_set(LayoutField f) {
-  f.shown = FieldShown::kWhenSet;
-  return f;
-}
-// A row whose flag `flags_text` leaves out when `implied` says estimate takes the value without it.
-constexpr LayoutField implied_when(bool (*implied)(const Layout&), LayoutField f) {
-  f.implied = implied;
-  return f;
-}
-
 bool even_split_counts(const Layout& l) { return l.pipeline_layout.empty(); }
 bool selective(const Layout& l) { return l.recompute == Recompute::kSelective; }
 bool full_recompute(const Layout& l) { return l.recompute == Recompute::kFull; }
@@ -241,23 +196,33 @@ bool etp_default(const Layout& l) { return l.tp == 1 && l.etp == 1; }
 bool no_module_list(const Layout& l) { return l.recompute_modules == 0; }
 
 const std::array kLayoutFields{
-    implied_when(never,
-                 int_row("tp", "Tensor parallel size (default 1)", M::kOne, &F::tp, &L::tp, "layout.tp",
-                         "model.tensor_model_parallel_size", "--tensor-model-parallel-size", P::kSearched, D::kTp)),
-    int_row("pp", "Pipeline parallel size (default 1)", M::kOne, &F::pp, &L::pp, "layout.pp",
-            "model.pipeline_model_parallel_size", "--pipeline-model-parallel-size", P::kSearched, D::kPipeline),
-    int_row("vp", "Virtual pipeline stages per rank (interleaved 1F1B; default 1)", M::kOne, &F::vp, &L::vp,
-            "layout.vpp", "model.virtual_pipeline_model_parallel_size", "--num-virtual-stages-per-pipeline-rank",
-            P::kSearched, D::kPipeline),
-    int_row("cp", "Context parallel size (default 1)", M::kOne, &F::cp, &L::cp, "layout.cp",
-            "model.context_parallel_size", "--context-parallel-size", P::kSearched, D::kCp),
-    int_row("ep", "Expert parallel size (default 1)", M::kOne, &F::ep, &L::ep, "layout.ep",
-            "model.expert_model_parallel_size", "--expert-model-parallel-size", P::kSearched, D::kEp),
-    implied_when(etp_default, int_row("etp", "Expert tensor parallel size (default: TP for a MoE model, as Megatron)",
-                                      M::kOne, &F::etp, &L::etp, "layout.etp", "model.expert_tensor_parallel_size",
-                                      "--expert-tensor-parallel-size", P::kSearched, D::kEtp)),
-    int_row("mbs", "Micro batch size in sequences (default 1)", M::kOne, &F::mbs, &L::mbs, "layout.rows_per_microbatch",
-            "train.micro_batch_size", "--micro-batch-size", P::kSearched, D::kMbs),
+    plan_flag("Tensor parallel degree",
+              implied_when(never, int_row("tp", "Tensor parallel size (default 1)", M::kOne, &F::tp, &L::tp,
+                                          "layout.tp", "model.tensor_model_parallel_size",
+                                          "--tensor-model-parallel-size", P::kSearched, D::kTp))),
+    plan_flag("Pipeline parallel degree",
+              int_row("pp", "Pipeline parallel size (default 1)", M::kOne, &F::pp, &L::pp, "layout.pp",
+                      "model.pipeline_model_parallel_size", "--pipeline-model-parallel-size", P::kSearched,
+                      D::kPipeline)),
+    plan_flag("Virtual pipeline stages",
+              int_row("vp", "Virtual pipeline stages per rank (interleaved 1F1B; default 1)", M::kOne, &F::vp,
+                      &L::vp, "layout.vpp", "model.virtual_pipeline_model_parallel_size",
+                      "--num-virtual-stages-per-pipeline-rank", P::kSearched, D::kPipeline)),
+    plan_flag("Context parallel degree",
+              int_row("cp", "Context parallel size (default 1)", M::kOne, &F::cp, &L::cp, "layout.cp",
+                      "model.context_parallel_size", "--context-parallel-size", P::kSearched, D::kCp)),
+    plan_flag("Expert parallel degree",
+              int_row("ep", "Expert parallel size (default 1)", M::kOne, &F::ep, &L::ep, "layout.ep",
+                      "model.expert_model_parallel_size", "--expert-model-parallel-size", P::kSearched, D::kEp)),
+    plan_flag("Expert tensor parallel degree",
+              implied_when(etp_default,
+                           int_row("etp", "Expert tensor parallel size (default: TP for a MoE model, as Megatron)",
+                                   M::kOne, &F::etp, &L::etp, "layout.etp", "model.expert_tensor_parallel_size",
+                                   "--expert-tensor-parallel-size", P::kSearched, D::kEtp))),
+    plan_flag("Micro batch (default 1 .. --max-mbs)",
+              int_row("mbs", "Micro batch size in sequences (default 1)", M::kOne, &F::mbs, &L::mbs,
+                      "layout.rows_per_microbatch", "train.micro_batch_size", "--micro-batch-size", P::kSearched,
+                      D::kMbs)),
     when_in_force(
         even_split_counts,
         int_row("first_stage_layers", "Layers on the first pipeline stage, when PP does not divide the layers",
@@ -287,8 +252,10 @@ const std::array kLayoutFields{
     implied_when(sp_follows_tp, bool_row("sp", "Sequence parallel (default: on when TP > 1)", &F::sp, &L::sp,
                                          "layout.sequence_parallel", "model.sequence_parallel", "--sequence-parallel",
                                          P::kDerived, D::kTp)),
-    bool_row("fsdp", "Megatron-FSDP (optim_grads_params) instead of DDP + distributed optimizer", &F::fsdp, &L::fsdp,
-             "features.fsdp", "ddp.use_megatron_fsdp", "--use-megatron-fsdp", P::kSearched, D::kFsdp),
+    plan_flag("Megatron-FSDP: any | on | off",
+              bool_row("fsdp", "Megatron-FSDP (optim_grads_params) instead of DDP + distributed optimizer", &F::fsdp,
+                       &L::fsdp, "features.fsdp", "ddp.use_megatron_fsdp", "--use-megatron-fsdp", P::kSearched,
+                       D::kFsdp)),
     when_set(bool_row("distributed_optimizer", "Distributed optimizer (default on)", &F::distributed_optimizer,
                       &L::distributed_optimizer, "features.settings.use_distributed_optimizer",
                       "ddp.use_distributed_optimizer", "--use-distributed-optimizer", P::kFixed, D::kNone)),
@@ -307,11 +274,16 @@ const std::array kLayoutFields{
                       &L::tp_comm_overlap, "features.tp_comm_overlap", "comm_overlap.tp_comm_overlap",
                       "--tp-comm-overlap", P::kFixed, D::kNone)),
     // Precision names a Bridge mixed-precision recipe and a set of Megatron-LM flags (launch_*.cpp).
-    text_row("precision", "bf16 (default) | fp8_cs | fp8_ds | fp8_blockwise | mxfp8 | nvfp4", &F::precision,
-             precision_text, apply_precision, "workload.precision", "mixed_precision", "", P::kSearched, D::kPrecision),
-    text_row("recompute", "none (default) | selective | full", &F::recompute, recompute_text, apply_recompute,
-             "layout.recompute.granularity", "model.recompute_granularity", "--recompute-granularity", P::kSearched,
-             D::kRecompute),
+    plan_flag("Precisions to try, comma list: bf16,fp8_cs,mxfp8,nvfp4,... (default: the recipe's, else bf16)",
+              text_row("precision", "bf16 (default) | fp8_cs | fp8_ds | fp8_blockwise | mxfp8 | nvfp4",
+                       &F::precision, precision_text, apply_precision, "workload.precision", "mixed_precision", "",
+                       P::kSearched, D::kPrecision),
+              precision_values, set_precision, "bf16"),
+    plan_flag("any (default) | none | selective | full | a module list",
+              text_row("recompute", "none (default) | selective | full", &F::recompute, recompute_text,
+                       apply_recompute, "layout.recompute.granularity", "model.recompute_granularity",
+                       "--recompute-granularity", P::kSearched, D::kRecompute),
+              recompute_values, set_recompute),
     implied_when(
         no_module_list,
         when_in_force(selective,
@@ -328,9 +300,12 @@ const std::array kLayoutFields{
                           &F::recompute_layers, &L::recompute_layers, "layout.recompute.num_layers",
                           "model.recompute_num_layers", "--recompute-num-layers", P::kSearched, D::kRecompute)),
     // The dispatcher is a type and, for flex, a backend (launch_*.cpp).
-    text_row("dispatcher", "MoE dispatcher: alltoall (default) | allgather | deepep | hybridep", &F::dispatcher,
-             dispatcher_text, apply_dispatcher, "layout.dispatcher", "model.moe_token_dispatcher_type",
-             "--moe-token-dispatcher-type", P::kSearched, D::kDispatcher),
+    plan_flag("any (default) | alltoall | flex_deepep | flex_hybridep, or a comma list",
+              text_row("dispatcher", "MoE dispatcher: alltoall (default) | allgather | deepep | hybridep",
+                       &F::dispatcher, dispatcher_text, apply_dispatcher, "layout.dispatcher",
+                       "model.moe_token_dispatcher_type", "--moe-token-dispatcher-type", P::kSearched,
+                       D::kDispatcher),
+              dispatcher_values, set_dispatcher),
     text_row("cuda_graph", "none (default) | transformer_engine | local | full_iteration", &F::cuda_graph,
              cuda_graph_text, apply_cuda_graph, "features.cuda_graph.impl", "model.cuda_graph_impl",
              "--cuda-graph-impl", P::kFixed, D::kNone),
@@ -362,123 +337,8 @@ const std::array kLayoutFields{
                    &F::activation_offload_fraction, &L::activation_offload_fraction, "",
                    "model.activation_offload_fraction", "--activation-offload-fraction", P::kDerived, D::kNone)),
 };
-
-// The shortest text that reads back to `v` ("0.5", "1").
-std::string number_text(double v) {
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
-}
-
 }  // namespace
 
 std::span<const LayoutField> layout_fields() { return kLayoutFields; }
-
-const LayoutField* find_layout_field(std::string_view key) {
-  for (const LayoutField& f : kLayoutFields)
-    if (f.key == key || flag_name(f) == key) return &f;
-  return nullptr;
-}
-
-const LayoutField& layout_field(std::string_view key) {
-  const LayoutField* f = find_layout_field(key);
-  if (f == nullptr) throw std::logic_error("no layout field '" + std::string(key) + "'");
-  return *f;
-}
-
-std::string flag_name(const LayoutField& f) {
-  std::string out = "--" + std::string(f.key);
-  for (auto& c : out)
-    if (c == '_') c = '-';
-  return out;
-}
-
-std::string field_text(const LayoutField& f, const Layout& l) {
-  switch (f.kind) {
-    case FieldKind::kInt: return std::to_string(l.*f.int_member);
-    case FieldKind::kBool: return l.*f.bool_member ? "true" : "false";
-    case FieldKind::kText: return f.text_of(l);
-    case FieldKind::kNumber: return number_text(l.*f.number_member);
-  }
-  return {};
-}
-
-bool field_given(const LayoutField& f, const LayoutFlags& flags) {
-  switch (f.kind) {
-    case FieldKind::kInt: return (flags.*f.given_int).has_value();
-    case FieldKind::kBool: return (flags.*f.given_bool).has_value();
-    case FieldKind::kText: return !(flags.*f.given_text).empty();
-    case FieldKind::kNumber: return (flags.*f.given_number).has_value();
-  }
-  return false;
-}
-
-bool field_in_force(const LayoutField& f, const Layout& l) { return f.in_force == nullptr || f.in_force(l); }
-
-std::optional<uint32_t> search_dims_of(std::string_view keys) {
-  uint32_t dims = 0;
-  while (!keys.empty()) {
-    const size_t comma = keys.find(',');
-    const std::string_view key = keys.substr(0, comma);
-    keys = comma == std::string_view::npos ? std::string_view() : keys.substr(comma + 1);
-    if (key == "dp") {  // world / (TP CP PP)
-      dims |= dim_bit(SearchDim::kTp) | dim_bit(SearchDim::kCp) | dim_bit(SearchDim::kPipeline);
-      continue;
-    }
-    const auto row =
-        std::find_if(kLayoutFields.begin(), kLayoutFields.end(), [&](const LayoutField& f) { return f.key == key; });
-    if (row == kLayoutFields.end()) return std::nullopt;
-    dims |= dim_bit(row->search);
-  }
-  return dims;
-}
-
-bool LayoutFlags::any() const {
-  for (const LayoutField& f : kLayoutFields)
-    if (field_given(f, *this)) return true;
-  return false;
-}
-
-void fill_unset(LayoutFlags& f, const LayoutFlags& from) {
-  for (const LayoutField& r : kLayoutFields) {
-    if (field_given(r, f)) continue;
-    switch (r.kind) {
-      case FieldKind::kInt: f.*r.given_int = from.*r.given_int; break;
-      case FieldKind::kBool: f.*r.given_bool = from.*r.given_bool; break;
-      case FieldKind::kText: f.*r.given_text = from.*r.given_text; break;
-      case FieldKind::kNumber: f.*r.given_number = from.*r.given_number; break;
-    }
-  }
-}
-
-Result<void> apply_layout_flags(const LayoutFlags& f, Layout& l, bool from_flags_only) {
-  const int old_tp = l.tp;
-  const bool old_sp = l.sp;
-  // A recipe's uneven split (or explicit layout) belongs to its PP and VP: another pipeline starts
-  // even unless given.
-  if (std::pair{f.pp.value_or(l.pp), f.vp.value_or(l.vp)} != std::pair{l.pp, l.vp}) {
-    l.first_stage_layers = l.last_stage_layers = 0;
-    l.pipeline_layout.clear();
-  }
-  if (f.pipeline_layout.empty() && (f.first_stage_layers || f.last_stage_layers ||
-                                    f.account_for_embedding.value_or(false) || f.account_for_loss.value_or(false)))
-    l.pipeline_layout.clear();  // another kind of split given over a recipe's layout replaces it
-  // The plain fields, then the named ones in table order (the first unknown value is the error).
-  for (const LayoutField& r : kLayoutFields) {
-    if (r.kind == FieldKind::kInt && (f.*r.given_int)) l.*r.int_member = *(f.*r.given_int);
-    if (r.kind == FieldKind::kNumber && (f.*r.given_number)) l.*r.number_member = *(f.*r.given_number);
-    if (r.kind == FieldKind::kBool && r.bool_member != &Layout::sp && (f.*r.given_bool))
-      l.*r.bool_member = *(f.*r.given_bool);
-  }
-  // Seed 004: "SP should be True whenever TP > 1"; Megatron refuses SP with TP 1.
-  if (f.sp)
-    l.sp = *f.sp;
-  else
-    l.sp = l.tp > 1 && (from_flags_only || old_sp || old_tp == 1);
-  for (const LayoutField& r : kLayoutFields)
-    if (r.kind == FieldKind::kText && !(f.*r.given_text).empty())
-      if (auto ok = r.apply(f, l); !ok) return ok;
-  return {};
-}
 
 }  // namespace rb

@@ -13,6 +13,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "recipebook/core/layout.hpp"
 #include "recipebook/core/result.hpp"
@@ -88,6 +89,17 @@ inline constexpr int kNumSearchDims = 10;
 
 inline constexpr uint32_t dim_bit(SearchDim d) { return d == SearchDim::kNone ? 0u : 1u << static_cast<uint32_t>(d); }
 
+// One value of a searched field, as plan's flags read it and the search's Constraints keep it
+// (search/space.hpp): an int field's value, 0 or 1 for a switch, the enum's number for a named
+// field (Precision, Dispatcher), a recompute option's kind and modules (recompute_value).
+using SearchValue = int64_t;
+// Selective with modules 0 is "every selective option the search tries" (search/space.cpp).
+constexpr SearchValue recompute_value(Recompute kind, uint32_t modules) {
+  return static_cast<SearchValue>((static_cast<uint64_t>(kind) << 32) | modules);
+}
+constexpr Recompute recompute_value_kind(SearchValue v) { return static_cast<Recompute>(static_cast<uint64_t>(v) >> 32); }
+constexpr uint32_t recompute_value_modules(SearchValue v) { return static_cast<uint32_t>(static_cast<uint64_t>(v)); }
+
 // When a layout's JSON (emit/layout_json.cpp) shows a field that is in force.
 enum class FieldShown {
   kAlways,   // every layout has it: "tp": 1
@@ -126,6 +138,15 @@ struct LayoutField {
   // (nullptr: when it is Layout's default).
   bool (*implied)(const Layout& l) = nullptr;
   FieldShown shown = FieldShown::kAlways;
+  // A searched field plan has a flag of its own for ("" = none: the planner derives it, or another
+  // row's flag covers it, as --recompute covers the module list): the flag's --help text, the reader
+  // of its text into the values plan may choose (nullptr: by kind, degrees "2" / "2,4" or a switch's
+  // any | on | off), the setter of one value into a Layout (nullptr: by kind, the member), and the
+  // text when the flag is not given ("" = the search's own list).
+  std::string_view plan_help;
+  Result<std::vector<SearchValue>> (*plan_values)(std::string_view text) = nullptr;
+  void (*set_value)(Layout& l, SearchValue v) = nullptr;
+  std::string_view plan_default;
 };
 
 // Every row, in the order flags are listed in --help and in `flags_text`.
@@ -145,6 +166,14 @@ bool field_in_force(const LayoutField& f, const Layout& l);
 std::optional<uint32_t> search_dims_of(std::string_view keys);
 // Whether `f` was given in `flags`.
 bool field_given(const LayoutField& f, const LayoutFlags& flags);
+
+// Whether plan takes a flag of its own for `f` (a searched field with plan_help).
+inline bool plan_searches(const LayoutField& f) { return !f.plan_help.empty(); }
+// The values plan's flag `text` for `f` allows, in the search's order without repeats: empty =
+// "any" (the search's own list; also "" and, for a degree, 0). Errors name the flag.
+Result<std::vector<SearchValue>> read_plan_values(const LayoutField& f, std::string_view text);
+// Sets `f` to search value `v` in `l`.
+void set_search_value(const LayoutField& f, Layout& l, SearchValue v);
 
 // Sets each flag of `f` that is unset to its value in `from` (flags given on the command line win
 // over those of a plan entry).

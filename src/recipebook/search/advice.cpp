@@ -6,24 +6,19 @@
 #include "recipebook/search/walk.hpp"
 
 namespace rb {
-namespace {
 
-// The dimensions the user pinned to one value (or that have one value anyway).
-uint32_t fixed_dims(const PlanRequest& req, const Space& space) {
-  const Constraints& f = req.fixed;
-  uint32_t d = 0;
-  if (f.precisions.size() == 1) d |= dim_bit(SearchDim::kPrecision);
-  if (f.tp > 0) d |= dim_bit(SearchDim::kTp);
-  if (f.cp > 0) d |= dim_bit(SearchDim::kCp);
-  if (f.pp > 0 && space.vp(f.pp).size() == 1) d |= dim_bit(SearchDim::kPipeline);
-  if (f.ep > 0) d |= dim_bit(SearchDim::kEp);
-  if (f.etp > 0) d |= dim_bit(SearchDim::kEtp);
-  if (f.dispatcher) d |= dim_bit(SearchDim::kDispatcher);
-  if (f.recompute.size() == 1) d |= dim_bit(SearchDim::kRecompute);
-  if (f.fsdp) d |= dim_bit(SearchDim::kFsdp);
-  if (f.mbs > 0) d |= dim_bit(SearchDim::kMbs);
-  return d;
+uint32_t fixed_search_dims(const Space& space) {
+  uint32_t searched = 0;
+  uint32_t open = 0;
+  for (const LayoutField& r : layout_fields()) {
+    if (!plan_searches(r)) continue;
+    searched |= dim_bit(r.search);
+    if (!space.single(r)) open |= dim_bit(r.search);
+  }
+  return searched & ~open;
 }
+
+namespace {
 
 std::string degrees_str(const Constraints& f) {
   std::string s;
@@ -32,15 +27,16 @@ std::string degrees_str(const Constraints& f) {
     if (!s.empty()) s += " x ";
     s += std::string(name) + " " + std::to_string(v);
   };
-  add("TP", f.tp);
-  add("CP", f.cp);
-  add("PP", f.pp);
+  add("TP", f.fixed("tp"));
+  add("CP", f.fixed("cp"));
+  add("PP", f.fixed("pp"));
   add("DP", f.dp);
   return s;
 }
 
 int64_t fixed_product(const Constraints& f) {
-  return static_cast<int64_t>(std::max(1, f.tp)) * std::max(1, f.cp) * std::max(1, f.pp) * std::max(1, f.dp);
+  return static_cast<int64_t>(std::max(1, f.fixed("tp"))) * std::max(1, f.fixed("cp")) * std::max(1, f.fixed("pp")) *
+         std::max(1, f.dp);
 }
 
 }  // namespace
@@ -62,29 +58,24 @@ std::vector<Finding> fixed_conflicts(const PlanInputs& in, const PlanRequest& re
     return out;
   }
   const SearchSetup s(in, req);
-  const uint32_t known = fixed_dims(req, s.space);
+  const uint32_t known = fixed_search_dims(s.space);
   const auto rules = all_rules();
   std::vector<int> failing_everywhere;
   bool first = true;
   std::vector<Finding> first_findings;
   for (const int n : req.gpu_counts) {
     if (product > 1 && n % product != 0) continue;
+    // Each searched field at its first allowed value (the base layout's where the user gave none),
+    // then what follows from them: SP, the stage split, DP, the recompute option.
     Layout l = req.fixed.base;
-    l.precision = s.space.precisions().front();
-    l.tp = std::max(1, f.tp);
+    for (const LayoutField& r : layout_fields())
+      if (const auto& v = f.values(r.key); plan_searches(r) && !v.empty()) set_search_value(r, l, v.front());
     l.sp = l.tp > 1;
-    l.cp = std::max(1, f.cp);
-    l.pp = std::max(1, f.pp);
     l.vp = s.space.vp(l.pp).front();
     const StageSplit split = stage_split(s.space.layers(), l.pp, l.vp);
     apply_stage_split(l, split);
     l.dp = std::max(1, n / (l.tp * l.cp * l.pp));
-    l.ep = std::max(1, f.ep);
-    l.etp = std::max(1, f.etp);
-    l.dispatcher = f.dispatcher.value_or(Dispatcher::kAlltoall);
     apply_recompute(l, s.space.recompute().front());
-    l.fsdp = f.fsdp.value_or(false);
-    l.mbs = std::max(1, f.mbs);
     const Cluster c = s.cluster(n);
     const RuleContext ctx(*in.rules, req.workload, c, l, s.facts);
     std::vector<int> failing;
@@ -164,27 +155,29 @@ PlanAdvice advise(const PlanInputs& in, const PlanRequest& asked, const PlanResu
     for (int n = largest + 1; n <= largest + 64 && a.usable_above == 0; ++n)
       if (exists(in, req, n, StopAt::kFirstValid)) a.usable_above = n;
   }
-  const auto full = std::find_if(f.recompute.begin(), f.recompute.end(),
-                                 [](const RecomputeOption& o) { return o.kind == Recompute::kFull; });
-  if (!f.recompute.empty() && full == f.recompute.end()) {
+  const auto& rc = f.values("recompute");
+  if (!rc.empty() && std::none_of(rc.begin(), rc.end(),
+                                  [](SearchValue v) { return recompute_value_kind(v) == Recompute::kFull; })) {
     PlanRequest r = req;
-    r.fixed.recompute.clear();
+    r.fixed.unfix("recompute");
     try_relaxed(in, r, "allow every recompute option (full recompute included)", a);
   }
-  if (f.mbs > 1) {
+  if (const int mbs = f.fixed("mbs"); mbs > 1) {
     PlanRequest r = req;
-    r.fixed.mbs = 0;
-    r.fixed.max_mbs = f.mbs - 1;
-    try_relaxed(in, r, "a micro batch below " + std::to_string(f.mbs), a);
+    r.fixed.unfix("mbs");
+    r.fixed.max_mbs = mbs - 1;
+    try_relaxed(in, r, "a micro batch below " + std::to_string(mbs), a);
   }
-  if (f.fsdp && !*f.fsdp) {
+  if (f.values("fsdp") == std::vector<SearchValue>{0}) {
     PlanRequest r = req;
-    r.fixed.fsdp.reset();
+    r.fixed.unfix("fsdp");
     try_relaxed(in, r, "allow FSDP", a);
   }
-  if (f.tp > 0 || f.cp > 0 || f.pp > 0 || f.vp > 0 || f.ep > 0 || f.etp > 0 || f.dp > 0) {
+  constexpr std::string_view kDegrees[] = {"tp", "cp", "pp", "vp", "ep", "etp"};
+  if (f.dp > 0 || std::any_of(std::begin(kDegrees), std::end(kDegrees), [&](auto k) { return !f.values(k).empty(); })) {
     PlanRequest r = req;
-    r.fixed.tp = r.fixed.cp = r.fixed.pp = r.fixed.vp = r.fixed.ep = r.fixed.etp = r.fixed.dp = 0;
+    for (const std::string_view k : kDegrees) r.fixed.unfix(k);
+    r.fixed.dp = 0;
     try_relaxed(in, r, "leave TP, CP, PP, VP, EP, ETP and DP free", a);
   }
   // More GPUs: the first doubling of the largest count where a layout fits (fixed degrees kept).

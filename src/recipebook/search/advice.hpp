@@ -12,6 +12,10 @@
 
 namespace rb {
 
+// The search dimensions `space` takes one value of (whatever the GPU count): those whose every
+// field plan has a flag for (core/layout_fields.hpp plan_searches) is fixed (Space::single).
+uint32_t fixed_search_dims(const Space& space);
+
 // Findings of the rules whose dimensions are all fixed (with the GPU count: those failing for every
 // count of the request), plus "the fixed degrees do not divide the GPU count". Empty = consistent.
 std::vector<Finding> fixed_conflicts(const PlanInputs& in, const PlanRequest& req);

@@ -44,23 +44,23 @@ void shrink(const Model& m, PlanRequest& req, uint64_t limit) {
         req.fixed.max_mbs = std::min(req.fixed.max_mbs, 2);
         break;
       case 1:
-        if (req.fixed.vp == 0) req.fixed.vp = 2;
+        if (req.fixed.values("vp").empty()) req.fixed.fix("vp", 2);
         break;
       case 2:
-        if (!req.fixed.dispatcher) req.fixed.dispatcher = Dispatcher::kFlexDeepep;
+        if (req.fixed.values("dispatcher").empty()) req.fixed.fix("dispatcher", static_cast<SearchValue>(Dispatcher::kFlexDeepep));
         break;
       case 3:
-        if (req.fixed.recompute.empty()) req.fixed.recompute = {{Recompute::kNone, 0}, {Recompute::kFull, 0}};
+        if (req.fixed.values("recompute").empty())
+          req.fixed.allow("recompute", {recompute_value(Recompute::kNone, 0), recompute_value(Recompute::kFull, 0)});
         break;
       case 4:
-        // erase, not resize(1): GCC 12 -O2 warns falsely (-Warray-bounds) on resize of a vector of enums.
-        if (req.fixed.precisions.size() > 1) req.fixed.precisions.erase(req.fixed.precisions.begin() + 1, req.fixed.precisions.end());
+        if (req.fixed.values("precision").size() > 1) req.fixed.fix("precision", req.fixed.values("precision").front());
         break;
       case 5:
-        if (!req.fixed.fsdp) req.fixed.fsdp = true;
+        if (req.fixed.values("fsdp").empty()) req.fixed.fix("fsdp", 1);
         break;
       case 6:
-        if (req.fixed.ep == 0 && m.is_moe()) req.fixed.ep = 4;
+        if (req.fixed.values("ep").empty() && m.is_moe()) req.fixed.fix("ep", 4);
         break;
       default:
         req.gpu_counts.resize(1);
@@ -78,23 +78,29 @@ PlanRequest random_request(const Model& model) {
   req.workload.gbs = *rc::gen::element<int64_t>(1, 16, 24, 32, 48, 64, 96, 100, 128, 256);
   req.workload.tokens_budget = *rc::gen::element(0.0, 1e12);
   req.fixed.max_mbs = *rc::gen::inRange(1, 5);
-  req.fixed.precisions = *rc::gen::element(std::vector<Precision>{}, std::vector<Precision>{Precision::kFp8Cs},
-                                           std::vector<Precision>{Precision::kBf16, Precision::kFp8Ds},
-                                           std::vector<Precision>{Precision::kMxfp8, Precision::kBf16});
+  using V = SearchValue;
+  req.fixed.allow("precision", *rc::gen::element(std::vector<V>{}, std::vector<V>{V(Precision::kFp8Cs)},
+                                                 std::vector<V>{V(Precision::kBf16), V(Precision::kFp8Ds)},
+                                                 std::vector<V>{V(Precision::kMxfp8), V(Precision::kBf16)}));
   auto maybe = [](int value) { return *rc::gen::element(0, 0, 0, 0, 0, 0, 0, value); };
-  req.fixed.tp = maybe(*rc::gen::element(1, 2, 3, 4));
-  req.fixed.cp = maybe(*rc::gen::element(1, 2));
-  req.fixed.pp = maybe(*rc::gen::element(1, 2, 3));
-  req.fixed.vp = maybe(*rc::gen::element(1, 2, 3));
-  req.fixed.ep = maybe(*rc::gen::element(1, 2, 4, 3));
-  req.fixed.etp = maybe(*rc::gen::element(1, 2));
+  auto fix = [&](std::string_view key, int value) {
+    if (value > 0) req.fixed.fix(key, value);
+  };
+  fix("tp", maybe(*rc::gen::element(1, 2, 3, 4)));
+  fix("cp", maybe(*rc::gen::element(1, 2)));
+  fix("pp", maybe(*rc::gen::element(1, 2, 3)));
+  fix("vp", maybe(*rc::gen::element(1, 2, 3)));
+  fix("ep", maybe(*rc::gen::element(1, 2, 4, 3)));
+  fix("etp", maybe(*rc::gen::element(1, 2)));
   req.fixed.dp = maybe(*rc::gen::element(1, 2, 4));
-  req.fixed.mbs = maybe(*rc::gen::element(1, 2, 3));
-  if (*rc::gen::element(0, 0, 0, 1) == 1) req.fixed.fsdp = *rc::gen::arbitrary<bool>();
+  fix("mbs", maybe(*rc::gen::element(1, 2, 3)));
+  if (*rc::gen::element(0, 0, 0, 1) == 1) req.fixed.fix("fsdp", *rc::gen::arbitrary<bool>() ? 1 : 0);
   if (*rc::gen::element(0, 0, 0, 1) == 1)
-    req.fixed.dispatcher = *rc::gen::element(Dispatcher::kAlltoall, Dispatcher::kFlexDeepep, Dispatcher::kFlexHybridep);
+    req.fixed.fix("dispatcher", V(*rc::gen::element(Dispatcher::kAlltoall, Dispatcher::kFlexDeepep,
+                                                     Dispatcher::kFlexHybridep)));
   if (*rc::gen::element(0, 0, 0, 1) == 1)
-    req.fixed.recompute = {{Recompute::kSelective, kRcMoeAct | kRcCoreAttn}, {Recompute::kFull, 0}};
+    req.fixed.allow("recompute", {recompute_value(Recompute::kSelective, kRcMoeAct | kRcCoreAttn),
+                                  recompute_value(Recompute::kFull, 0)});
   req.objective = *rc::gen::element(Objective::kThroughput, Objective::kCost, Objective::kTime);
   req.top_k = *rc::gen::inRange(1, 7);
   req.threads = *rc::gen::inRange(1, 4);
@@ -157,7 +163,7 @@ TEST(BruteForce, Qwen3MoeOn8Gpus) {
   const PlanSetup s(test::qwen3_30b_a3b(), test::h100());
   PlanRequest req = test::request(8, 4096, 64);
   req.fixed.max_mbs = 3;
-  req.fixed.vp = 1;
+  req.fixed.fix("vp", 1);
   req.top_k = 4;
   auto pruned = plan(s.inputs(), req);
   auto brute = plan_brute_force(s.inputs(), req);
@@ -174,7 +180,7 @@ TEST(BruteForce, FixedFeaturesPruneAsBruteForce) {
   const PlanSetup s(test::qwen3_30b_a3b(), test::h100());
   PlanRequest req = test::request(8, 4096, 64);
   req.fixed.max_mbs = 3;
-  req.fixed.vp = 1;
+  req.fixed.fix("vp", 1);
   req.top_k = 4;
   req.fixed.base.cuda_graph = CudaGraph::kTransformerEngine;
   req.fixed.base.cuda_graph_scope = kCgAttn | kCgMoeRouter;

@@ -28,9 +28,6 @@ Result<bool> validate_request(const PlanInputs& in, const PlanRequest& req) {
   if (req.workload.gbs <= 0) return fail("the global batch must be positive", {"--gbs"});
   if (req.top_k < 1) return fail("--top must be at least 1", {"--top"});
   if (req.fixed.max_mbs < 1) return fail("--max-mbs must be at least 1", {"--max-mbs"});
-  for (const RecomputeOption& o : req.fixed.recompute)
-    if (o.kind == Recompute::kSelective && o.modules == 0)
-      return fail("a selective recompute option names no module", {"--recompute"});
   return true;
 }
 

@@ -113,7 +113,7 @@ TEST(Planner, OffersOneFlexBackendUnlessFixed) {
     flex = flex || x.layout.dispatcher == Dispatcher::kFlexHybridep;
   }
   EXPECT_TRUE(flex);
-  req.fixed.dispatcher = Dispatcher::kFlexDeepep;
+  req.fixed.fix("dispatcher", static_cast<SearchValue>(Dispatcher::kFlexDeepep));
   auto d = plan(s.inputs(), req);
   ASSERT_TRUE(d);
   ASSERT_FALSE(d->top.empty());
@@ -123,7 +123,7 @@ TEST(Planner, OffersOneFlexBackendUnlessFixed) {
 TEST(Planner, SameResultForAnyThreadCount) {
   const PlanSetup s(test::qwen3_30b_a3b(), test::b200());
   PlanRequest req = request(8, 4096, 512);
-  req.fixed.precisions = {Precision::kBf16, Precision::kFp8Cs};
+  req.fixed.allow("precision", {static_cast<SearchValue>(Precision::kBf16), static_cast<SearchValue>(Precision::kFp8Cs)});
   req.fixed.max_mbs = 4;
   req.top_k = 7;
   auto one = plan(s.inputs(), req);
@@ -140,10 +140,10 @@ TEST(Planner, SameResultForAnyThreadCount) {
 TEST(Planner, FixedDegreesAreKept) {
   const PlanSetup s(test::llama3_8b(), test::h100());
   PlanRequest req = request(16, 8192, 128);
-  req.fixed.tp = 2;
-  req.fixed.pp = 2;
-  req.fixed.fsdp = false;
-  req.fixed.recompute = {{Recompute::kFull, 0}};
+  req.fixed.fix("tp", 2);
+  req.fixed.fix("pp", 2);
+  req.fixed.fix("fsdp", 0);
+  req.fixed.fix("recompute", recompute_value(Recompute::kFull, 0));
   auto r = plan(s.inputs(), req);
   ASSERT_TRUE(r);
   ASSERT_FALSE(r->top.empty());
@@ -211,24 +211,24 @@ TEST(Planner, AGpuCountNoLayoutCanUse) {
 TEST(FixedConflicts, ReportsRulesThatOnlyReadFixedDegrees) {
   const PlanSetup s(test::llama3_8b(), test::h100());
   PlanRequest req = request(24, 4096, 96);
-  req.fixed.tp = 3;
+  req.fixed.fix("tp", 3);
   auto f = fixed_conflicts(s.inputs(), req);
   ASSERT_EQ(f.size(), 2u);  // 3 divides neither the 32 heads nor the 8 KV heads
   EXPECT_EQ(f[0].rule_id, "RB-TP-HEADS");
   EXPECT_EQ(f[1].rule_id, "RB-TP-KV-GROUPS");
 
-  req.fixed.tp = 8;
-  req.fixed.pp = 4;
+  req.fixed.fix("tp", 8);
+  req.fixed.fix("pp", 4);
   f = fixed_conflicts(s.inputs(), req);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_NE(f[0].message.find("do not divide 24 GPUs"), std::string::npos);
 
-  req.fixed.pp = 3;
+  req.fixed.fix("pp", 3);
   EXPECT_TRUE(fixed_conflicts(s.inputs(), req).empty());
 
   // More stages than layers: no split exists whatever VP is.
   req = request(64, 4096, 64);
-  req.fixed.pp = 64;
+  req.fixed.fix("pp", 64);
   f = fixed_conflicts(s.inputs(), req);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].rule_id, "RB-PP-LAYERS");
@@ -237,11 +237,11 @@ TEST(FixedConflicts, ReportsRulesThatOnlyReadFixedDegrees) {
 TEST(FixedConflicts, ExpertDegrees) {
   const PlanSetup s(test::qwen3_30b_a3b(), test::h100());
   PlanRequest req = request(8, 4096, 256);
-  req.fixed.ep = 3;
+  req.fixed.fix("ep", 3);
   auto f = fixed_conflicts(s.inputs(), req);
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].rule_id, "RB-EXPERTS-EP");
-  req.fixed.ep = 8;
+  req.fixed.fix("ep", 8);
   EXPECT_TRUE(fixed_conflicts(s.inputs(), req).empty());
 }
 
@@ -339,8 +339,8 @@ namespace {
 TEST(Planner, ProposesEmbeddingLossAccountingWhenNoEndCountsFit) {
   const PlanSetup s(test::qwen3_30b_a3b(), test::h100());
   PlanRequest req = test::request(16, 4096, 256);
-  req.fixed.pp = 2;
-  req.fixed.vp = 5;
+  req.fixed.fix("pp", 2);
+  req.fixed.fix("vp", 5);
   auto r = plan(s.inputs(), req);
   ASSERT_TRUE(r);
   ASSERT_FALSE(r->top.empty());

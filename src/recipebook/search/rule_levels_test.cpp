@@ -128,7 +128,8 @@ TEST(RuleLevels, AVerdictDependsOnlyOnTheDimensionsTheRuleReads) {
     for (const Layout& base : bases()) {
       PlanRequest req = test::request(8, 4096, 24);
       req.fixed.max_mbs = 2;
-      req.fixed.precisions = {Precision::kBf16, Precision::kFp8Ds, Precision::kMxfp8};
+      req.fixed.allow("precision", {static_cast<SearchValue>(Precision::kBf16), static_cast<SearchValue>(Precision::kFp8Ds),
+                                        static_cast<SearchValue>(Precision::kMxfp8)});
       req.fixed.base = base;
       const Space sp(m, req);
       std::vector<Point> points;

@@ -55,11 +55,10 @@ std::vector<RecomputeOption> recompute_options(const Model& m) {
   return out;
 }
 
+// The walk sets recompute at every node of its inner loops: the row is looked up once.
 void apply_recompute(Layout& l, const RecomputeOption& o) {
-  l.recompute = o.kind;
-  l.recompute_modules = o.kind == Recompute::kSelective ? o.modules : 0;
-  l.recompute_method = RecomputeMethod::kUniform;
-  l.recompute_layers = 1;
+  static const LayoutField& row = layout_field("recompute");
+  set_search_value(row, l, recompute_value(o.kind, o.modules));
 }
 
 std::vector<int> gpu_counts_in_range(int lo, int hi, int gpus_per_node) {
@@ -93,12 +92,42 @@ Layout base_layout() {
   return l;
 }
 
+std::vector<Precision> searched_precisions(const Constraints& c) {
+  std::vector<Precision> out;
+  for (const SearchValue v : c.values("precision")) out.push_back(static_cast<Precision>(v));
+  if (out.empty()) out.push_back(Precision::kBf16);
+  return out;
+}
+
+const std::vector<SearchValue>& Constraints::values(std::string_view key) const {
+  static const std::vector<SearchValue> kAny;
+  const auto it = allowed.find(key);
+  return it == allowed.end() ? kAny : it->second;
+}
+
+int Constraints::fixed(std::string_view key) const {
+  const auto& v = values(key);
+  return v.size() == 1 ? static_cast<int>(v.front()) : 0;
+}
+
 namespace {
 
-std::vector<int> only(int fixed, const std::vector<int>& list) {
-  if (fixed <= 0) return list;
-  if (std::find(list.begin(), list.end(), fixed) != list.end()) return {fixed};
-  return {};
+std::vector<int> ints(const std::vector<SearchValue>& values) {
+  std::vector<int> out;
+  for (const SearchValue v : values) out.push_back(static_cast<int>(v));
+  return out;
+}
+
+// The values of `list` the user allows (all of it when `allowed` is empty), in the list's order.
+std::vector<int> only(const std::vector<int>& allowed, std::vector<int> list) {
+  if (allowed.empty()) return list;
+  std::erase_if(list, [&](int v) { return std::find(allowed.begin(), allowed.end(), v) == allowed.end(); });
+  return list;
+}
+
+// The user's values where given (as given), else the search's own list.
+std::vector<int> given_or(const std::vector<int>& allowed, std::vector<int> list) {
+  return allowed.empty() ? list : allowed;
 }
 
 }  // namespace
@@ -106,44 +135,56 @@ std::vector<int> only(int fixed, const std::vector<int>& list) {
 Space::Space(const Model& model, const PlanRequest& req) : fixed_(req.fixed) {
   moe_ = model.is_moe();
   layers_ = model.num_layers();
-  precisions_ = fixed_.precisions.empty() ? std::vector<Precision>{Precision::kBf16} : fixed_.precisions;
-  recompute_ = fixed_.recompute.empty() ? recompute_options(model) : fixed_.recompute;
-  if (fixed_.ep > 0)
-    ep_ = {fixed_.ep};
-  else if (moe_)
-    ep_ = divisors(model.moe.experts);
-  else
-    ep_ = {1};
-  if (fixed_.fsdp)
-    fsdp_ = {*fixed_.fsdp ? 1 : 0};
-  else
-    fsdp_ = {0, 1};
-  if (fixed_.mbs > 0) {
-    mbs_ = {fixed_.mbs};
-  } else {
-    for (int m = 1; m <= std::max(1, fixed_.max_mbs); ++m) mbs_.push_back(m);
+  tp_ = ints(fixed_.values("tp"));
+  cp_ = ints(fixed_.values("cp"));
+  pp_ = ints(fixed_.values("pp"));
+  vp_ = ints(fixed_.values("vp"));
+  etp_ = ints(fixed_.values("etp"));
+  dp_ = fixed_.dp;
+  for (const SearchValue v : fixed_.values("dispatcher")) dispatchers_.push_back(static_cast<Dispatcher>(v));
+  precisions_ = searched_precisions(fixed_);
+  // The user's recompute options; "selective" (modules 0) stands for each selective option of the model's.
+  const std::vector<RecomputeOption> options = recompute_options(model);
+  for (const SearchValue v : fixed_.values("recompute")) {
+    const RecomputeOption o{recompute_value_kind(v), recompute_value_modules(v)};
+    if (o.kind != Recompute::kSelective || o.modules != 0) {
+      recompute_.push_back(o);
+      continue;
+    }
+    for (const RecomputeOption& each : options)
+      if (each.kind == Recompute::kSelective) recompute_.push_back(each);
   }
+  if (recompute_.empty()) recompute_ = options;
+  ep_ = given_or(ints(fixed_.values("ep")), moe_ ? divisors(model.moe.experts) : std::vector<int>{1});
+  fsdp_ = given_or(ints(fixed_.values("fsdp")), {0, 1});
+  std::vector<int> mbs;
+  for (int m = 1; m <= std::max(1, fixed_.max_mbs); ++m) mbs.push_back(m);
+  mbs_ = given_or(ints(fixed_.values("mbs")), std::move(mbs));
 }
 
-std::vector<int> Space::tp(int gpus) const { return only(fixed_.tp, divisors(gpus)); }
+bool Space::single(const LayoutField& f) const {
+  if (fixed_.values(f.key).empty()) return f.key == "vp" && pp_.size() == 1 && vp(pp_.front()).size() == 1;
+  return f.key == "recompute" ? recompute_.size() == 1 : fixed_.values(f.key).size() == 1;
+}
+
+std::vector<int> Space::tp(int gpus) const { return only(tp_, divisors(gpus)); }
 
 std::vector<int> Space::cp(int gpus, int tp) const {
   if (tp <= 0 || gpus % tp != 0) return {};
-  return only(fixed_.cp, divisors(gpus / tp));
+  return only(cp_, divisors(gpus / tp));
 }
 
 std::vector<int> Space::pp(int gpus, int tp, int cp) const {
   const int64_t tpcp = static_cast<int64_t>(tp) * cp;
   if (tpcp <= 0 || gpus % tpcp != 0) return {};
   const int64_t rest = gpus / tpcp;
-  std::vector<int> out = only(fixed_.pp, divisors(rest));
-  if (fixed_.dp > 0)
-    out.erase(std::remove_if(out.begin(), out.end(), [&](int pp) { return rest / pp != fixed_.dp; }), out.end());
+  std::vector<int> out = only(pp_, divisors(rest));
+  if (dp_ > 0) std::erase_if(out, [&](int pp) { return rest / pp != dp_; });
   return out;
 }
 
 std::vector<int> Space::vp(int pp) const {
-  if (fixed_.vp > 0) return {fixed_.vp};
+  if (!vp_.empty()) return vp_;
   if (pp <= 1) return {1};
   std::vector<int> out;
   const int most = std::max(1, layers_ / pp);
@@ -152,7 +193,7 @@ std::vector<int> Space::vp(int pp) const {
 }
 
 std::vector<int> Space::etp(int tp) const {
-  if (fixed_.etp > 0) return {fixed_.etp};
+  if (!etp_.empty()) return etp_;
   if (!moe_) return {1};
   return divisors(tp);
 }
@@ -165,13 +206,14 @@ constexpr std::array kExpertDispatchers{Dispatcher::kAlltoall, Dispatcher::kFlex
 }  // namespace
 
 std::vector<Dispatcher> Space::dispatchers(int ep) const {
-  if (fixed_.dispatcher) return {*fixed_.dispatcher};
+  if (!dispatchers_.empty()) return dispatchers_;
   if (ep > 1) return {kExpertDispatchers.begin(), kExpertDispatchers.end()};
   return {Dispatcher::kAlltoall};
 }
 
 uint64_t Space::dispatcher_count(int ep) const {
-  return fixed_.dispatcher || ep <= 1 ? 1 : kExpertDispatchers.size();
+  if (!dispatchers_.empty()) return dispatchers_.size();
+  return ep <= 1 ? 1 : kExpertDispatchers.size();
 }
 
 uint64_t Space::below_pipeline(int tp) const {

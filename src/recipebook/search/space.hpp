@@ -15,17 +15,20 @@
 //   recompute  recompute_options(model)
 //   FSDP       off, on
 //   MBS        1 .. max_mbs (default 16)
-// A fixed degree replaces its list by the one value (TP, CP, PP only when they divide what is left
-// of N, and a fixed DP keeps the PP that gives it).
+// What the user allows for a field (Constraints, by the layout field's key) narrows its list to
+// those values: one fixes it (TP, CP, PP only when they divide what is left of N; EP, ETP, VP and
+// MBS as given), a list keeps those of it; a fixed DP keeps the PP that gives it.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "recipebook/core/layout.hpp"
+#include "recipebook/core/layout_fields.hpp"
 #include "recipebook/core/model.hpp"
 #include "recipebook/rules/pipeline_split.hpp"  // StageSplit, stage_split
 
@@ -58,18 +61,30 @@ std::vector<RecomputeOption> recompute_options(const Model& m);
 // Sets the recompute fields of `l` from an option (full: uniform, one layer per checkpoint).
 void apply_recompute(Layout& l, const RecomputeOption& o);
 
-// What the user fixed. 0 / nullopt / empty = free.
+// What the user fixed or narrowed.
 struct Constraints {
-  int tp = 0, cp = 0, pp = 0, vp = 0, ep = 0, etp = 0, dp = 0, mbs = 0;
+  // The values the search may choose for each searched layout field, by the field's key
+  // (core/layout_fields.hpp: the rows plan has a flag for), as SearchValues: absent or empty = the
+  // search's own list, one value = fixed, several = those of them. Plan's flags and the serve
+  // API fill it from the rows (read_plan_values); Space, advice and the planner read it.
+  std::map<std::string, std::vector<SearchValue>, std::less<>> allowed;
+  int dp = 0;        // a fixed DP (no field of its own: world / TP CP PP); 0 = free
   int max_mbs = 16;  // upper end of the free micro-batch list
-  std::optional<bool> fsdp;
-  std::optional<Dispatcher> dispatcher;
-  std::vector<RecomputeOption> recompute;  // empty: recompute_options(model)
-  std::vector<Precision> precisions;       // empty: {bf16}
   // Every field the search does not enumerate (CUDA graphs, overlaps, optimizer, offload): each
   // layout starts from it. base_layout() unless `plan` fixes fields (core/layout_fields.hpp PlanRole).
   Layout base{};
+
+  // The values allowed for `key` (empty = every value of the search's list).
+  [[nodiscard]] const std::vector<SearchValue>& values(std::string_view key) const;
+  // The one value of an int field that is fixed, else 0.
+  [[nodiscard]] int fixed(std::string_view key) const;
+  void fix(std::string_view key, SearchValue v) { allowed[std::string(key)] = {v}; }
+  void allow(std::string_view key, std::vector<SearchValue> v) { allowed[std::string(key)] = std::move(v); }
+  void unfix(std::string_view key) { allowed.erase(std::string(key)); }
 };
+
+// The precisions a request searches ({bf16} when it names none), in its order.
+std::vector<Precision> searched_precisions(const Constraints& c);
 
 // When the search may stop before it has seen everything (the infeasibility advice uses these).
 enum class StopAt {
@@ -133,9 +148,16 @@ class Space {
   [[nodiscard]] uint64_t below_precision(int gpus) const;
   // Every layout of the space for one GPU count.
   [[nodiscard]] uint64_t size(int gpus) const { return precisions_.size() * below_precision(gpus); }
+  // Whether the search takes one value for field `f` whatever the GPU count: the user gave one
+  // (recompute: "selective" is each selective option), or VP with one PP given that has one VP.
+  [[nodiscard]] bool single(const LayoutField& f) const;
 
  private:
   Constraints fixed_;
+  // The values the user allows for each enumerated int field (empty = its own list).
+  std::vector<int> tp_, cp_, pp_, vp_, etp_;
+  std::vector<Dispatcher> dispatchers_;  // the user's (empty = by EP)
+  int dp_ = 0;
   bool moe_ = false;
   int layers_ = 0;
   std::vector<Precision> precisions_;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 #include <string>
 #include <variant>
@@ -28,7 +29,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
 }
 
 struct Field {
-  const char* key;
+  std::string_view key;
   Target target;
 };
 
@@ -150,9 +151,11 @@ std::optional<Error> check_plan_limits(const cli::PlanOptions& o, const PlanLimi
     return limit(fmt::format("\"gpus\": {} GPU counts in one request; the server searches at most {}", counts.size(),
                              lim.max_gpu_counts),
                  "narrow the range, or run 'recipebook plan' for the whole sweep");
-  if (o.max_mbs > lim.max_mbs || o.mbs > lim.max_mbs)
+  const auto mbs = read_plan_values(layout_field("mbs"), o.searched("mbs"));
+  const bool mbs_over = mbs && std::any_of(mbs->begin(), mbs->end(), [&](SearchValue v) { return v > lim.max_mbs; });
+  if (o.max_mbs > lim.max_mbs || mbs_over)
     return limit(fmt::format("\"max_mbs\": at most {} in one request", lim.max_mbs), "lower max_mbs");
-  if (static_cast<int>(split(o.precision, ',').size()) > lim.max_precisions)
+  if (static_cast<int>(split(o.searched("precision"), ',').size()) > lim.max_precisions)
     return limit(fmt::format("\"precision\": at most {} precisions in one request", lim.max_precisions),
                  "plan fewer precisions at a time");
   if (o.top > lim.max_top || o.top < 1)
@@ -183,16 +186,16 @@ Result<cli::PlanOptions> plan_options_from_json(const nlohmann::json& given, con
     }
     body["gpu"] = list;
   }
-  const std::vector<Field> fields{
+  std::vector<Field> fields{
       {"model", &o.model},         {"gpu", &o.gpu},           {"gpus", &o.gpus},       {"gpus_per_node", &o.gpus_per_node},
       {"mode", &o.mode},           {"seq", &o.seq},           {"gbs", &o.gbs},         {"lora_rank", &o.lora_rank},
-      {"precision", &o.precision}, {"tp", &o.tp},             {"pp", &o.pp},           {"vp", &o.vp},
-      {"cp", &o.cp},               {"ep", &o.ep},             {"etp", &o.etp},         {"dp", &o.dp},
-      {"mbs", &o.mbs},             {"max_mbs", &o.max_mbs},   {"fsdp", &o.fsdp},       {"recompute", &o.recompute},
-      {"dispatcher", &o.dispatcher}, {"objective", &o.objective}, {"tokens", &o.tokens}, {"top", &o.top},
-      {"headroom", &o.headroom},
+      {"dp", &o.dp},               {"max_mbs", &o.max_mbs},   {"objective", &o.objective}, {"tokens", &o.tokens},
+      {"top", &o.top},             {"headroom", &o.headroom},
       // Across GPU types ("gpu": "h100,b200,gb200"): cmd_plan_fleet.hpp.
       {"deadline", &o.deadline},   {"budget", &o.budget},     {"price", &o.price},     {"gpus_available", &o.gpus_available}};
+  // The searched layout fields, as plan's flags take them ("tp": 2, "tp": "2,4", "fsdp": "off").
+  for (const LayoutField& r : layout_fields())
+    if (plan_searches(r)) fields.push_back({r.key, &o.search[std::string(r.key)]});
   // The layout fields plan fixes (core/layout_fields.hpp PlanRole::kFixed), as its flags do.
   Json rest = body;
   if (body.is_object())
