@@ -129,14 +129,25 @@ double offload_per_token(const LayerSums& s, const Keep& k, const Layout& l) {
 
 }  // namespace
 
-// At the loss (memory.hpp). TE's fused cross entropy writes the gradient
-// into the bf16 logits in place: 2. Megatron-Core's own (tensor_parallel/cross_entropy.py
-// calculate_logits_max `.float()`, shared by fused_cross_entropy.py) saves an fp32 softmax for the
-// backward, which lives next to the bf16 logits in the forward and next to the bf16 gradient cast
-// (autograd's dtype cast; fused_cross_entropy.py `grad_input.to(torch.bfloat16)`) in the backward: 4 + 2.
-double logit_bytes(const Layout& l) {
-  return l.cross_entropy_loss_fusion && l.cross_entropy_fusion_impl == CrossEntropyImpl::kTe ? 2.0 : 6.0;
+namespace {
+
+// Bytes per logit that `heads` output heads on one rank (the LM head and the MTP layers there) hold
+// at the loss's peak. TE's fused cross entropy writes each head's gradient into its 16-bit logits in
+// place: 2 per head. Megatron-Core's (fusions/fused_cross_entropy.py, and tensor_parallel/
+// cross_entropy.py unfused) saves exp_logits, the fp32 softmax that calculate_logits_max's `.float()`
+// copy becomes: 4 per head; the 16-bit logits die with the forward and the gradient is cast back to
+// bf16 in the backward (`grad_input.to(torch.bfloat16)`), 2 for one head at a time. gpt_model.py
+// _postprocess runs the MTP heads' losses (process_mtp_loss) before the LM head's, and their backward
+// after it, so every head's softmax is held while one head's 16-bit tensor is live: 4 n + 2.
+double head_logit_bytes(const Layout& l, int heads) {
+  if (heads <= 0) return 0.0;
+  if (l.cross_entropy_loss_fusion && l.cross_entropy_fusion_impl == CrossEntropyImpl::kTe) return 2.0 * heads;
+  return 4.0 * heads + 2.0;
 }
+
+}  // namespace
+
+double logit_bytes(const Layout& l) { return head_logit_bytes(l, 1); }
 
 double offloaded_activation_bytes(const MemoryInputs& in, const Layout& l, const StagePlan& plan, int rank) {
   if (l.offload_modules == 0 || l.recompute == Recompute::kFull) return 0.0;
@@ -280,7 +291,8 @@ MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const Stage
   mb.activations_bytes = (stored - offloaded) / l.vp * chunks + working + std::min(reload_buffers, mb.host_activations_bytes);
   // MTP: its layers' activations and its own logits where it sits (Megatron-Core mtp_standalone).
   if (mtp_here) mb.activations_bytes += tokens * act_per_token(pm.mtp, keep, l);
-  mb.logits_bytes = tokens * logit_bytes(l) * vpad / tp * ((last ? 1 : 0) + (mtp_here ? pm.model.mtp_layers : 0));
+  const int heads = (last ? 1 : 0) + (mtp_here ? pm.model.mtp_layers : 0);
+  mb.logits_bytes = tokens * head_logit_bytes(l, heads) * vpad / tp;
 
   // --- Overheads.
   mb.cuda_context_bytes = kCudaContextBytes;

@@ -40,6 +40,23 @@ TEST(MemoryMegatron, NativeCrossEntropyHoldsAnFp32Softmax) {
   EXPECT_DOUBLE_EQ(rank_memory_of(pm, hw, unfused, 4096, 4, 1).logits_bytes, tokens * 6.0 * vpad / l.tp);
 }
 
+// Megatron-Core gpt_model.py _postprocess computes the MTP heads' losses before the LM head's (and
+// their backward after it): the rank holds every head's fp32 softmax (4 B per logit each) and one
+// 16-bit logits or gradient tensor at a time (2 B), 4 n + 2, not 6 n. TE's stays 2 per head.
+TEST(MemoryMegatron, MtpHeadsShareOneSixteenBitLogitsBuffer) {
+  const PreparedModel pm = prepare(test::deepseek_v3());
+  ASSERT_EQ(pm.model.mtp_layers, 1);
+  const Hardware hw = test::gb300();
+  Layout l;  // one stage: the LM head and the MTP layer on rank 0
+  l.ep = 8;
+  l.dp = 64;
+  l.cross_entropy_fusion_impl = CrossEntropyImpl::kNative;
+  const double per_logit = 4096.0 * static_cast<double>(padded_vocab(pm.model.vocab, l.tp)) / l.tp;
+  EXPECT_DOUBLE_EQ(rank_memory_of(pm, hw, l, 4096, 8, 0).logits_bytes, (4.0 * 2 + 2.0) * per_logit);
+  l.cross_entropy_fusion_impl = CrossEntropyImpl::kTe;
+  EXPECT_DOUBLE_EQ(rank_memory_of(pm, hw, l, 4096, 8, 0).logits_bytes, 2.0 * 2 * per_logit);
+}
+
 // Korthikanti et al. 2022 (arXiv 2205.05198) Table 2 with dropout: 34 s b h / t per GPT layer with
 // TP + SP and flash attention (no 5 a s / h term), the 32 of dropout off plus one 1-byte mask after
 // attention and one after the MLP; without SP, the masks stay whole like the norms: 10 + 24 / t.
