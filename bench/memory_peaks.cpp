@@ -175,6 +175,14 @@ Result<Layout> row_layout(const CsvRow& r, int gpus) {
     if (!sc) return fail("cuda_graph_scope " + bad);
     l.cuda_graph_scope = *sc;
   }
+  // The loss and dropout as the source launched them: te (fused, TE), native (fused, Megatron-Core)
+  // or unfused; `dropout` is both hidden and attention dropout (Megatron-LM sets both to 0.1 unless
+  // the test gives --hidden-dropout / --attention-dropout).
+  const std::string& ce = r.s("cross_entropy");
+  if (ce != "te" && ce != "native" && ce != "unfused") return fail("cross_entropy");
+  l.cross_entropy_loss_fusion = ce != "unfused";
+  l.cross_entropy_fusion_impl = ce == "te" ? CrossEntropyImpl::kTe : CrossEntropyImpl::kNative;
+  l.hidden_dropout = l.attention_dropout = r.d("dropout");
   if (r.has("pipeline_layout")) {
     auto stages = parse_pipeline_layout(r.s("pipeline_layout"));
     if (!stages) return fail("pipeline_layout");
@@ -237,17 +245,10 @@ Result1 run_row(const Catalog& cat, const CsvRow& r) {
       o.why = std::string("invalid: ") + std::string(invalid_reason_name(e.reason));
       continue;
     }
-    // Every rank as estimate() sees it, with the row's cross entropy and dropout (MemoryInputs).
-    MemoryInputs mi;
-    mi.model = &pm;
-    mi.hw = &*hw;
-    mi.seq = w.seq;
-    mi.microbatches = e.microbatches;
-    mi.cross_entropy = r.s("cross_entropy") == "te" ? CrossEntropy::kTe : CrossEntropy::kNative;  // native | unfused
-    mi.hidden_dropout = r.d("dropout");
-    const StagePlan plan = plan_stages(pm.num_layers, *l);
-    const MemoryReport rep = memory_report(mi, *l, plan);
-    const MemoryBreakdown mb = rank_memory(mi, *l, plan, r.s("rank") == "first" ? 0 : l->pp - 1);
+    // Every rank as estimate() sees it (the layout carries the row's loss and dropout).
+    const std::vector<MemoryBreakdown> ranks = stage_memory(pm, *hw, w, c, *l);
+    const MemoryBreakdown mb = r.s("rank") == "first" ? ranks.front() : ranks.back();
+    const MemoryReport& rep = e.memory;
     const double gap = std::abs(state_bytes(mb) - o.state_measured);
     if (infer && gap >= best_gap) continue;
     best_gap = gap;

@@ -90,6 +90,36 @@ TEST(EstimateCli, JsonHasTheFiguresAndBreakdowns) {
   EXPECT_TRUE(j["warnings"].is_array());
 }
 
+// The loss and dropout are layout flags that reach the memory model (docs/model.md "Memory"): the
+// native or unfused cross entropy holds 6 B per logit instead of TE's 2, hidden dropout its masks;
+// attention dropout keeps no mask under fused attention. Before, estimate had no such flags.
+TEST(EstimateCli, CrossEntropyAndDropoutFlagsReachTheMemory) {
+  auto parts = [](const EstimateOptions& o) {
+    const Out r = run(o, true);
+    EXPECT_EQ(r.rc, kExitOk) << r.err;
+    return Json::parse(r.out)["memory"]["parts"];
+  };
+  const Json te = parts(llama8b_on_8());
+  EstimateOptions native = llama8b_on_8();
+  native.args.layout.cross_entropy_fusion_impl = "native";
+  EXPECT_DOUBLE_EQ(parts(native)["logits_bytes"].get<double>(), 3.0 * te["logits_bytes"].get<double>());
+  EstimateOptions unfused = llama8b_on_8();
+  unfused.args.layout.cross_entropy_loss_fusion = false;
+  EXPECT_DOUBLE_EQ(parts(unfused)["logits_bytes"].get<double>(), 3.0 * te["logits_bytes"].get<double>());
+  EstimateOptions dropout = llama8b_on_8();
+  dropout.args.layout.hidden_dropout = 0.1;
+  EXPECT_GT(parts(dropout)["activations_bytes"].get<double>(), te["activations_bytes"].get<double>());
+  EstimateOptions attention = llama8b_on_8();
+  attention.args.layout.attention_dropout = 0.1;
+  EXPECT_EQ(parts(attention)["activations_bytes"], te["activations_bytes"]);
+  EstimateOptions bad = llama8b_on_8();
+  bad.args.layout.cross_entropy_fusion_impl = "apex";
+  EXPECT_EQ(run(bad).rc, kExitUsage);
+  EstimateOptions range = llama8b_on_8();
+  range.args.layout.hidden_dropout = 1.5;
+  EXPECT_EQ(run(range).rc, kExitUsage);
+}
+
 TEST(EstimateCli, ForbiddenLayoutGetsItsRuleNotANumber) {
   EstimateOptions o = llama8b_on_8();
   o.args.gpus = 24;

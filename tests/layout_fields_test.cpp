@@ -63,6 +63,10 @@ const std::map<std::string, Json>& cases() {
       {"optimizer_offload_fraction", {{"precision_aware_optimizer", true}, {"optimizer_offload_fraction", 0.5}}},
       {"offload_modules", {{"offload_modules", "core_attn,attn_proj"}}},
       {"activation_offload_fraction", {{"offload_modules", "core_attn"}, {"activation_offload_fraction", 0.5}}},
+      {"cross_entropy_loss_fusion", {{"cross_entropy_loss_fusion", false}}},
+      {"cross_entropy_fusion_impl", {{"cross_entropy_fusion_impl", "native"}}},
+      {"hidden_dropout", {{"hidden_dropout", 0.1}}},
+      {"attention_dropout", {{"attention_dropout", 0.1}}},
   };
   return c;
 }

@@ -173,7 +173,7 @@ Result<Setup> resolve_setup(const LayoutArgs& in, const Catalog& catalog, bool j
     l = modelled;
   }
 
-  const std::array<std::optional<Error>, 19> range_errors{
+  const std::array<std::optional<Error>, 21> range_errors{
       in_range<int>("gpus", a.gpus, 1, 1 << 20, json_keys),
       in_range<int>("gpus-per-node", a.gpus_per_node, 0, 1024, json_keys),
       in_range<int64_t>("seq", a.seq, 1, 10'000'000, json_keys, " tokens"),
@@ -191,6 +191,8 @@ Result<Setup> resolve_setup(const LayoutArgs& in, const Catalog& catalog, bool j
       in_range<int>("cpu-offload-layers", l.cpu_offload_layers, 0, 100'000, json_keys),
       in_range<double>("optimizer-offload-fraction", l.optimizer_offload_fraction, 0, 1, json_keys),
       in_range<double>("activation-offload-fraction", l.activation_offload_fraction, 0, 1, json_keys),
+      in_range<double>("hidden-dropout", l.hidden_dropout, 0, 1, json_keys),
+      in_range<double>("attention-dropout", l.attention_dropout, 0, 1, json_keys),
       in_range<int>("lora-rank", a.lora_rank, 1, 65'536, json_keys),
       in_range<double>("tokens", a.tokens, 0, 1e18, json_keys),
   };

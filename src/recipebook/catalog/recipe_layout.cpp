@@ -193,6 +193,17 @@ void read_features(YamlReader& r, const YNode& doc, Recipe& rec, std::optional<s
   l.te_rng_tracker = r.boolean(f, "te_rng_tracker", p).value_or(l.te_rng_tracker);
   l.distributed_optimizer = r.boolean(f, "distributed_optimizer", p).value_or(l.distributed_optimizer);
   l.grad_reduce_in_fp32 = r.boolean(f, "grad_reduce_in_fp32", p).value_or(l.grad_reduce_in_fp32);
+  // The loss and dropout (core/layout_fields.cpp's last rows).
+  l.cross_entropy_loss_fusion = r.boolean(f, "cross_entropy_loss_fusion", p).value_or(l.cross_entropy_loss_fusion);
+  if (auto impl = r.string(f, "cross_entropy_fusion_impl", p)) {
+    if (auto c = parse_cross_entropy_impl(to_lower(*impl)))
+      l.cross_entropy_fusion_impl = *c;
+    else
+      r.error(*f->get("cross_entropy_fusion_impl"), "`" + p + ".cross_entropy_fusion_impl` is '" + *impl + "'",
+              "use te or native");
+  }
+  l.hidden_dropout = r.number(f, "hidden_dropout", p).value_or(l.hidden_dropout);
+  l.attention_dropout = r.number(f, "attention_dropout", p).value_or(l.attention_dropout);
   // The settings the layout models (the others stay settings for the rules).
   if (const YNode* st = f->get("settings"); st != nullptr && st->is_map()) {
     const std::string sp = p + ".settings";

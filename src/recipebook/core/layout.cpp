@@ -171,6 +171,14 @@ std::string_view cuda_graph_name(CudaGraph g) {
   return "none";
 }
 
+std::optional<CrossEntropyImpl> parse_cross_entropy_impl(std::string_view s) {
+  if (s == "te") return CrossEntropyImpl::kTe;
+  if (s == "native") return CrossEntropyImpl::kNative;
+  return std::nullopt;
+}
+
+std::string_view cross_entropy_impl_name(CrossEntropyImpl c) { return c == CrossEntropyImpl::kTe ? "te" : "native"; }
+
 std::string_view recompute_name(Recompute r) {
   switch (r) {
     case Recompute::kNone: return "none";

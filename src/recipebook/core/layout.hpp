@@ -47,6 +47,11 @@ enum class Dispatcher { kAlltoall, kAllgather, kFlexDeepep, kFlexHybridep };
 
 enum class CudaGraph { kNone, kTransformerEngine, kLocal, kFullIteration };
 
+// The fused cross-entropy implementation (Megatron-Core ModelParallelConfig cross_entropy_fusion_impl,
+// used when cross_entropy_loss_fusion is on): Transformer Engine's parallel cross entropy, or
+// Megatron-Core's own fused kernel (fusions/fused_cross_entropy.py).
+enum class CrossEntropyImpl { kTe, kNative };
+
 // CUDA-graph scope modules (cuda_graph_scope / cuda_graph_modules), as a bit set.
 enum CudaGraphScope : uint32_t {
   kCgAttn = 1u << 0,
@@ -107,6 +112,14 @@ struct Layout {
   // PP x VP virtual stages builds. Empty = no explicit layout (the split above applies). Not
   // combinable with first/last stage counts or account_for_*.
   std::vector<PipelineStage> pipeline_layout{};
+  // The loss and dropout as the run sets them (docs/model.md "Memory"). The defaults are Megatron-
+  // Bridge's performance recipes: cross_entropy_loss_fusion on (GPTModelProvider) with the TE
+  // implementation (perf_recipes/_common.py), dropout 0. Megatron-LM's own defaults differ: fusion
+  // off (the unfused vocab_parallel_cross_entropy), dropout 0.1 (TransformerConfig).
+  bool cross_entropy_loss_fusion = true;
+  CrossEntropyImpl cross_entropy_fusion_impl = CrossEntropyImpl::kTe;
+  double hidden_dropout = 0;     // TransformerConfig hidden_dropout: the bias-dropout-add after each sub-block
+  double attention_dropout = 0;  // TransformerConfig attention_dropout: on the attention probabilities
 
   [[nodiscard]] int model_parallel() const { return tp * pp * cp; }
   [[nodiscard]] int world() const { return tp * pp * cp * dp; }
@@ -169,6 +182,8 @@ std::string recompute_module_choices();
 std::string cuda_graph_scope_choices();
 std::string_view dispatcher_name(Dispatcher d);
 std::string_view cuda_graph_name(CudaGraph g);
+std::optional<CrossEntropyImpl> parse_cross_entropy_impl(std::string_view s);  // te | native
+std::string_view cross_entropy_impl_name(CrossEntropyImpl c);
 std::string_view recompute_name(Recompute r);
 std::string recompute_modules_str(uint32_t mask);  // "core_attn,moe_act"
 // Offload modules, as the recompute modules above: "core_attn,attn_proj" <-> a mask of OffloadModule.

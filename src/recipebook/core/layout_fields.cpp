@@ -195,6 +195,16 @@ bool etp_default(const Layout& l) { return l.tp == 1 && l.etp == 1; }
 // Selective recompute without a list runs Megatron-Core's default modules.
 bool no_module_list(const Layout& l) { return l.recompute_modules == 0; }
 
+// The loss and dropout rows: the fused cross-entropy implementation, and whether it is in force.
+Result<void> apply_cross_entropy_impl(const LayoutFlags& f, Layout& l) {
+  return parse_into(f.cross_entropy_fusion_impl, parse_cross_entropy_impl, l.cross_entropy_fusion_impl,
+                    "--cross-entropy-fusion-impl", "cross-entropy implementation", "te or native");
+}
+std::string cross_entropy_impl_text(const Layout& l) {
+  return std::string(cross_entropy_impl_name(l.cross_entropy_fusion_impl));
+}
+bool cross_entropy_fused(const Layout& l) { return l.cross_entropy_loss_fusion; }
+
 const std::array kLayoutFields{
     plan_flag("Tensor parallel degree",
               implied_when(never, int_row("tp", "Tensor parallel size (default 1)", M::kOne, &F::tp, &L::tp,
@@ -336,6 +346,28 @@ const std::array kLayoutFields{
         number_row("activation_offload_fraction", "Share of the offload groups offloaded, 0..1 (default 1)",
                    &F::activation_offload_fraction, &L::activation_offload_fraction, "",
                    "model.activation_offload_fraction", "--activation-offload-fraction", P::kDerived, D::kNone)),
+    // The loss and dropout (docs/model.md "Memory"; flags of Megatron-Core ModelParallelConfig and
+    // TransformerConfig, which Megatron-LM's arguments.py generates). Defaults: Bridge's performance
+    // recipes (GPTModelProvider cross_entropy_loss_fusion=True, perf_recipes/_common.py
+    // cross_entropy_fusion_impl="te", dropout 0), not Megatron-LM's (fusion off, dropout 0.1).
+    when_set(bool_row("cross_entropy_loss_fusion",
+                      "Fused cross entropy (default on; off: Megatron-Core's unfused loss, an fp32 softmax per logit)",
+                      &F::cross_entropy_loss_fusion, &L::cross_entropy_loss_fusion,
+                      "features.cross_entropy_loss_fusion", "model.cross_entropy_loss_fusion",
+                      "--cross-entropy-loss-fusion", P::kFixed, D::kNone)),
+    when_in_force(cross_entropy_fused,
+                  when_set(text_row("cross_entropy_fusion_impl",
+                                    "Fused cross entropy: te (default; in place in the 16-bit logits) | native (fp32)",
+                                    &F::cross_entropy_fusion_impl, cross_entropy_impl_text, apply_cross_entropy_impl,
+                                    "features.cross_entropy_fusion_impl", "model.cross_entropy_fusion_impl",
+                                    "--cross-entropy-fusion-impl", P::kFixed, D::kNone))),
+    when_set(number_row("hidden_dropout", "Hidden dropout probability, 0..1 (default 0; Megatron-LM's own is 0.1)",
+                        &F::hidden_dropout, &L::hidden_dropout, "features.hidden_dropout", "model.hidden_dropout",
+                        "--hidden-dropout", P::kFixed, D::kNone)),
+    when_set(number_row("attention_dropout",
+                        "Attention dropout probability, 0..1 (default 0; Megatron-LM's own is 0.1)",
+                        &F::attention_dropout, &L::attention_dropout, "features.attention_dropout",
+                        "model.attention_dropout", "--attention-dropout", P::kFixed, D::kNone)),
 };
 }  // namespace
 

@@ -45,6 +45,10 @@ struct LayoutFlags {
   // Megatron-Core pipeline_model_parallel_layout ("Et*3|t*4|t*4|t*3L"); "none" drops a recipe's.
   // Sets VP to stages / PP unless --vp is given.
   std::string pipeline_layout;
+  // The loss and dropout (Layout's last four members).
+  std::optional<bool> cross_entropy_loss_fusion;
+  std::string cross_entropy_fusion_impl;  // te | native
+  std::optional<double> hidden_dropout, attention_dropout;
 
   [[nodiscard]] bool any() const;
 };

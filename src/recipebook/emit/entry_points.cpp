@@ -121,6 +121,9 @@ constexpr auto kOverrideKeys = std::to_array<std::string_view>({
     "ddp.data_parallel_sharding_strategy", "ddp.grad_reduce_in_fp32", "optimizer.use_precision_aware_optimizer",
     "model.account_for_embedding_in_pipeline_split", "model.account_for_loss_in_pipeline_split",
     "comm_overlap.overlap_moe_expert_parallel_comm", "comm_overlap.tp_comm_overlap", "mixed_precision",
+    // the loss and dropout (MCore ModelParallelConfig, TransformerConfig)
+    "model.cross_entropy_loss_fusion", "model.cross_entropy_fusion_impl", "model.hidden_dropout",
+    "model.attention_dropout",
 });
 
 // --- Megatron-LM pretrain_gpt.py ---------------------------------------------------------------
@@ -156,6 +159,7 @@ constexpr auto kTokenizer = std::to_array<std::string_view>(
     {"BertWordPieceLowerCase", "BertWordPieceCase", "GPT2BPETokenizer", "SentencePieceTokenizer",
      "GPTSentencePieceTokenizer", "HuggingFaceTokenizer", "Llama2Tokenizer", "TikTokenizer", "MultimodalTokenizer",
      "NullTokenizer", "NullMultimodalTokenizer", "SFTTokenizer"});
+constexpr auto kCrossEntropyImpl = std::to_array<std::string_view>({"native", "te"});
 constexpr auto kDecay = std::to_array<std::string_view>({"constant", "linear", "cosine", "inverse-square-root", "WSD"});
 
 constexpr auto kPretrainGptArgs = std::to_array<EntryArg>({
@@ -214,6 +218,9 @@ constexpr auto kPretrainGptArgs = std::to_array<EntryArg>({
     A{"--no-gradient-accumulation-fusion", "", V::kNone}, A{"--ckpt-format", "", V::kChoice, kCkptFormat},
     A{"--use-precision-aware-optimizer", "", V::kNone}, A{"--accumulate-allreduce-grads-in-fp32", "", V::kNone},
     A{"--tp-comm-overlap", "", V::kNone},
+    // the loss and dropout (ModelParallelConfig cross_entropy_*, TransformerConfig *_dropout)
+    A{"--cross-entropy-loss-fusion", "", V::kNone}, A{"--cross-entropy-fusion-impl", "", V::kChoice, kCrossEntropyImpl},
+    A{"--hidden-dropout", "", V::kFloat}, A{"--attention-dropout", "", V::kFloat},
     // data, tokenizer, logging, learning rate
     A{"--mock-data", "", V::kNone}, A{"--data-path", "", V::kTexts},
     A{"--tokenizer-type", "", V::kChoice, kTokenizer}, A{"--tokenizer-model", "", V::kText},

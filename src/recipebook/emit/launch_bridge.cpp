@@ -183,6 +183,11 @@ std::vector<std::string> bridge_overrides(const LaunchSpec& spec) {
   }
   if (is_moe(spec) && differs_field("ep_a2a_overlap")) add_field(out, "ep_a2a_overlap", l);
   if (differs_field("tp_comm_overlap")) add_field(out, "tp_comm_overlap", l);
+  // The loss and dropout: against the recipe's, or without one where they are not the defaults.
+  for (std::string_view f : {"cross_entropy_loss_fusion", "cross_entropy_fusion_impl", "hidden_dropout", "attention_dropout"}) {
+    const LayoutField& r = layout_field(f);
+    if (base ? differs_field(f) : field_text(r, l) != field_text(r, Layout{})) add_field(out, f, l);
+  }
   // An explicit layout: Megatron-Core refuses it beside first/last stage counts or embedding/loss
   // accounting (transformer_config.py), so those are cleared with it; quoted for Hydra's grammar,
   // where `(`, `)` and `|` are not plain characters.

@@ -271,6 +271,15 @@ std::vector<std::string> megatron_args(const LaunchSpec& spec) {
     add(out, "--overlap-cpu-optimizer-d2h-h2d");
   }
   for (std::string_view f : {"grad_reduce_in_fp32", "tp_comm_overlap"}) add_field(out, f, l);
+  // The loss: Megatron-LM refuses --cross-entropy-loss-fusion with the te implementation
+  // (arguments.py, "disabled due to stability issues"), so only the native fused one is written; TE's
+  // (the default) is left to Megatron-LM's default, the unfused loss. Dropout where it is set.
+  if (l.cross_entropy_loss_fusion && l.cross_entropy_fusion_impl == CrossEntropyImpl::kNative) {
+    add_field(out, "cross_entropy_loss_fusion", l);
+    add_field(out, "cross_entropy_fusion_impl", l);
+  }
+  for (std::string_view f : {"hidden_dropout", "attention_dropout"})
+    if (l.*layout_field(f).number_member > 0) add_field(out, f, l);
   if (spec.dataset.empty() || spec.dataset == "mock") {
     add(out, "--mock-data");
     add(out, "--tokenizer-type", "NullTokenizer");

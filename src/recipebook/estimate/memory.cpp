@@ -24,13 +24,6 @@ constexpr double kFragStateFraction = 0.02;
 
 constexpr double kAdamBytes = 12.0;       // fp32 master + exp_avg + exp_avg_sq
 constexpr double kAdamBytesBf16 = 6.0;    // precision-aware: bf16 moments, master as bf16 param + 16-bit remainder
-// Bytes per logit (token x padded vocab / TP) at the loss. TE's fused cross entropy writes the gradient
-// into the bf16 logits in place: 2. Megatron-Core's own (tensor_parallel/cross_entropy.py
-// calculate_logits_max `.float()`, shared by fused_cross_entropy.py) saves an fp32 softmax for the
-// backward, which lives next to the bf16 logits in the forward and next to the bf16 gradient cast
-// (autograd's dtype cast; fused_cross_entropy.py `grad_input.to(torch.bfloat16)`) in the backward: 4 + 2.
-double logit_bytes(CrossEntropy ce) { return ce == CrossEntropy::kTe ? 2.0 : 6.0; }
-
 // Bytes per GEMM weight for the model copy (`weight`) and the extra quantized copies TE caches
 // (`copies`). Megatron-Bridge mixed-precision recipes (REFERENCES.md D): current scaling, MXFP8 and
 // NVFP4 gather the quantized parameter (fp8/fp4_param_gather), delayed and blockwise keep bf16 weights.
@@ -83,7 +76,7 @@ double quantized_input_saving(Precision p) {
 }
 
 // Bytes per token (of the rank's sequence shard) of layers summed in `s`.
-double act_per_token(const LayerSums& s, const Keep& k, const Layout& l, double hidden_dropout) {
+double act_per_token(const LayerSums& s, const Keep& k, const Layout& l) {
   const double tp = l.tp;
   const double norm_div = (l.sp || l.tp == 1) ? tp : 1.0;  // without SP the norm tensors are replicated
   const double q = quantized_input_saving(l.precision);
@@ -93,10 +86,12 @@ double act_per_token(const LayerSums& s, const Keep& k, const Layout& l, double 
     const double div = (i == kActNormIn || i == kActNormOut) ? norm_div : tp;
     b += k.keep[u] * (s.act[u] - q * s.act_gemm_in[u]) / div;
   }
-  // Hidden dropout: each sub-block's bias-dropout-add (Megatron-Core fusions/fused_bias_dropout.py,
-  // torch dropout) keeps a 1-byte mask of its h-wide output, Korthikanti's "s b h" per dropout: half
-  // the bytes of that sub-block's 16-bit residual input, split like it. p = 0 keeps none.
-  if (hidden_dropout > 0) b += 0.5 * s.act[kActNormIn] / norm_div;
+  // Hidden dropout (Layout::hidden_dropout): each sub-block's bias-dropout-add (Megatron-Core
+  // fusions/fused_bias_dropout.py, torch dropout) keeps a 1-byte mask of its h-wide output,
+  // Korthikanti's "s b h" per dropout: half the bytes of that sub-block's 16-bit residual input, split
+  // like it. p = 0 keeps none. Attention dropout (Layout::attention_dropout) keeps no mask: the fused
+  // and flash attention kernels regenerate it from the RNG state in the backward.
+  if (l.hidden_dropout > 0) b += 0.5 * s.act[kActNormIn] / norm_div;
   return b;
 }
 
@@ -133,6 +128,26 @@ double offload_per_token(const LayerSums& s, const Keep& k, const Layout& l) {
 }
 
 }  // namespace
+
+namespace {
+
+// Bytes per logit that `heads` output heads on one rank (the LM head and the MTP layers there) hold
+// at the loss's peak. TE's fused cross entropy writes each head's gradient into its 16-bit logits in
+// place: 2 per head. Megatron-Core's (fusions/fused_cross_entropy.py, and tensor_parallel/
+// cross_entropy.py unfused) saves exp_logits, the fp32 softmax that calculate_logits_max's `.float()`
+// copy becomes: 4 per head; the 16-bit logits die with the forward and the gradient is cast back to
+// bf16 in the backward (`grad_input.to(torch.bfloat16)`), 2 for one head at a time. gpt_model.py
+// _postprocess runs the MTP heads' losses (process_mtp_loss) before the LM head's, and their backward
+// after it, so every head's softmax is held while one head's 16-bit tensor is live: 4 n + 2.
+double head_logit_bytes(const Layout& l, int heads) {
+  if (heads <= 0) return 0.0;
+  if (l.cross_entropy_loss_fusion && l.cross_entropy_fusion_impl == CrossEntropyImpl::kTe) return 2.0 * heads;
+  return 4.0 * heads + 2.0;
+}
+
+}  // namespace
+
+double logit_bytes(const Layout& l) { return head_logit_bytes(l, 1); }
 
 double offloaded_activation_bytes(const MemoryInputs& in, const Layout& l, const StagePlan& plan, int rank) {
   if (l.offload_modules == 0 || l.recompute == Recompute::kFull) return 0.0;
@@ -257,13 +272,13 @@ MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const Stage
       if (l.recompute_method == RecomputeMethod::kUniform) {
         const int groups = (n + group - 1) / group;
         stored += tokens * groups * ckpt_per_token;
-        working = std::max(working, tokens * act_per_token(pm.range(b, b + group), keep, l, in.hidden_dropout));
+        working = std::max(working, tokens * act_per_token(pm.range(b, b + group), keep, l));
       } else {  // block: the first `group` layers keep only their inputs, the rest everything
-        stored += tokens * (group * ckpt_per_token + act_per_token(pm.range(b + group, e), keep, l, in.hidden_dropout));
-        working = std::max(working, tokens * act_per_token(pm.range(b, b + 1), keep, l, in.hidden_dropout));
+        stored += tokens * (group * ckpt_per_token + act_per_token(pm.range(b + group, e), keep, l));
+        working = std::max(working, tokens * act_per_token(pm.range(b, b + 1), keep, l));
       }
     } else {
-      stored += tokens * act_per_token(start == b ? chunk_sums(pm, plan, c) : pm.range(start, e), keep, l, in.hidden_dropout);
+      stored += tokens * act_per_token(start == b ? chunk_sums(pm, plan, c) : pm.range(start, e), keep, l);
     }
   }
   const double chunks = inflight_chunks(l, rank, in.microbatches);
@@ -275,8 +290,9 @@ MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const Stage
   const double reload_buffers = layers_here > 0 ? 2.0 * offloaded / layers_here : 0.0;
   mb.activations_bytes = (stored - offloaded) / l.vp * chunks + working + std::min(reload_buffers, mb.host_activations_bytes);
   // MTP: its layers' activations and its own logits where it sits (Megatron-Core mtp_standalone).
-  if (mtp_here) mb.activations_bytes += tokens * act_per_token(pm.mtp, keep, l, in.hidden_dropout);
-  mb.logits_bytes = tokens * logit_bytes(in.cross_entropy) * vpad / tp * ((last ? 1 : 0) + (mtp_here ? pm.model.mtp_layers : 0));
+  if (mtp_here) mb.activations_bytes += tokens * act_per_token(pm.mtp, keep, l);
+  const int heads = (last ? 1 : 0) + (mtp_here ? pm.model.mtp_layers : 0);
+  mb.logits_bytes = tokens * head_logit_bytes(l, heads) * vpad / tp;
 
   // --- Overheads.
   mb.cuda_context_bytes = kCudaContextBytes;

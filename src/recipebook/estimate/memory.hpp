@@ -109,12 +109,6 @@ inline constexpr double kHostUsableFraction = 0.8;
 // exp_avg and exp_avg_sq in fp32 (8).
 inline constexpr double kHostOptimizerBytesPerParam = 18.0;
 
-// The cross-entropy loss (Megatron-Core cross_entropy_loss_fusion + cross_entropy_fusion_impl,
-// language_module.py compute_language_model_loss): Transformer Engine's fused kernel writes the
-// gradient into the 16-bit logits in place; Megatron-Core's own implementations (the native fused
-// one and the unfused vocab_parallel_cross_entropy, Megatron-LM's default) keep an fp32 copy.
-enum class CrossEntropy { kTe, kNative };
-
 struct MemoryInputs {
   const PreparedModel* model = nullptr;
   const Hardware* hw = nullptr;
@@ -123,13 +117,14 @@ struct MemoryInputs {
   int lora_rank = 16;
   int microbatches = 1;  // per pipeline per step: gbs / (mbs dp)
   int gpus_per_node = 0;  // Cluster::gpus_per_node (0 = the hardware's), for the host-memory check
-  // Launch settings only the memory model reads (not yet Layout fields, so not yet flags: estimate()
-  // takes the defaults, Bridge's performance recipes; bench/memory_peaks.cpp sets them per row).
-  CrossEntropy cross_entropy = CrossEntropy::kTe;
-  // Megatron-Core hidden_dropout (Megatron-LM --hidden-dropout, default 0.1; Bridge's recipes 0):
-  // above 0 each sub-block's bias-dropout-add keeps a 1-byte mask of its output for the backward.
-  double hidden_dropout = 0;
 };
+
+// Bytes per logit (token x padded vocab / TP) the loss holds at its peak (docs/model.md "Memory"):
+// Transformer Engine's fused cross entropy (cross_entropy_loss_fusion with cross_entropy_fusion_impl
+// te) writes the gradient into the 16-bit logits in place: 2. Megatron-Core's own implementations,
+// the native fused one and the unfused vocab_parallel_cross_entropy (fusion off, Megatron-LM's
+// default), keep an fp32 softmax next to the 16-bit logits: 6.
+double logit_bytes(const Layout& l);
 
 // Memory of pipeline rank `rank` for a valid layout and stage plan.
 MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const StagePlan& plan, int rank);

@@ -4,35 +4,19 @@
 #include <rapidcheck/gtest.h>
 
 #include "recipebook/estimate/estimate.hpp"
+#include "recipebook/estimate/memory_test_util.hpp"
 #include "recipebook/estimate/test_hardware.hpp"
 #include "recipebook/estimate/test_models.hpp"
 
 namespace rb {
 namespace {
 
-// A GPT-3 style layer (MHA, GeLU, ffn = 4h), the shape Korthikanti et al. 2022 Table 2 counts.
-Model gpt_layer_model(int layers) {
-  Model m = test::dense_gqa("gpt", 4096, layers, 32, 32, 128, 4 * 4096, 51200, false);
-  m.activation = Activation::kGelu;
-  return m;
-}
-
-MemoryInputs inputs(const PreparedModel& pm, const Hardware& hw, int64_t seq, int microbatches,
-                    Mode mode = Mode::kPretrain) {
-  MemoryInputs in;
-  in.model = &pm;
-  in.hw = &hw;
-  in.seq = seq;
-  in.microbatches = microbatches;
-  in.mode = mode;
-  return in;
-}
+using test::gpt_layer_model;
+using test::memory_inputs;
 
 MemoryBreakdown rank0(const PreparedModel& pm, const Hardware& hw, const Layout& l, int64_t seq, int m,
                       Mode mode = Mode::kPretrain) {
-  const StagePlan plan = plan_stages(pm.num_layers, l);
-  EXPECT_TRUE(plan.ok);
-  return rank_memory(inputs(pm, hw, seq, m, mode), l, plan, 0);
+  return test::rank_memory_of(pm, hw, l, seq, m, 0, mode);
 }
 
 // --headroom: fits = peak <= capacity - headroom, headroom in GiB, any byte unit, or % of capacity.
@@ -240,9 +224,9 @@ TEST(Memory, EmbeddingFirstAndHeadLossMtpLast) {
   EXPECT_EQ(plan.layers_of(0), 13);
   EXPECT_EQ(plan.layers_of(3), 12);
   EXPECT_EQ(plan.layers_of(1) + plan.layers_of(2), 36);
-  const MemoryReport r = memory_report(inputs(pm, hw, 4096, 8), l, plan);
-  const MemoryBreakdown first = rank_memory(inputs(pm, hw, 4096, 8), l, plan, 0);
-  const MemoryBreakdown last = rank_memory(inputs(pm, hw, 4096, 8), l, plan, 3);
+  const MemoryReport r = memory_report(memory_inputs(pm, hw, 4096, 8), l, plan);
+  const MemoryBreakdown first = rank_memory(memory_inputs(pm, hw, 4096, 8), l, plan, 0);
+  const MemoryBreakdown last = rank_memory(memory_inputs(pm, hw, 4096, 8), l, plan, 3);
   EXPECT_EQ(first.logits_bytes, 0.0);
   EXPECT_GT(last.logits_bytes, 0.0);
   EXPECT_EQ(r.stages, 4);
@@ -293,7 +277,7 @@ TEST(Memory, Seed002LayoutFits) {
   const Hardware hw = test::b200();
   const Layout l = test::seed002_layout();
   const StagePlan plan = plan_stages(60, l);
-  const MemoryReport r = memory_report(inputs(pm, hw, 8192, 32, Mode::kSft), l, plan);
+  const MemoryReport r = memory_report(memory_inputs(pm, hw, 8192, 32, Mode::kSft), l, plan);
   EXPECT_TRUE(r.worst.fits) << r.worst.peak_bytes / 1e9 << " GB";
   EXPECT_GT(r.worst.peak_bytes, 0.4 * hw.memory_bytes);  // and not trivially
 }
