@@ -113,6 +113,7 @@ Result<std::string> render_recipe_draft(const LaunchSpec& spec) {
     out += fmt::format("  flex_backend: {}\n", flex ? dispatcher_name(l.dispatcher) : "null");
     for (std::string_view f : {"ep_a2a_overlap", "tp_comm_overlap", "precision_aware_optimizer", "grad_reduce_in_fp32"})
       out += yaml_line(f, l);
+    if (l.optimizer != Optimizer::kAdam) out += yaml_line("optimizer", l);
     out += "  te_rng_tracker: " + yaml_bool(l.te_rng_tracker || l.cuda_graph != CudaGraph::kNone) + "\n";
     if (!l.pipeline_layout.empty())
       out += "  pipeline_layout: '" + pipeline_layout_str(l.pipeline_layout) + "'\n";
