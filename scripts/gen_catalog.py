@@ -1024,6 +1024,13 @@ HELPER_CALL_LAYOUTS = {
 # cpu_offloading_num_layers = 95 but never cpu_offloading = True, and Megatron-Core reads the count
 # only with cpu_offloading on (transformer_config.py __post_init__: "CPU offloading can be done only
 # for layers less than num_layers"): those recipes run without activation offload.
+# Recipes whose Bridge function sets the Muon optimizer in code, and the recipes built on them:
+# recipes/kimi/h100/kimi_k2.py kimi_k2_pretrain_512gpu_h100_bf16_config calls
+# _apply_kimi_k2_optimizer(cfg, "muon") (optimizer dist_muon, grad_reduce_in_fp32=True), and the Kimi-K2
+# performance recipes start from it (scripts/performance/argument_parser.py --optimizer_type defaults to
+# muon). A precision variant "[muon]" (DeepSeek-V4-Flash) is the same optimizer.
+MUON_RECIPES = {"kimi_k2_pretrain_512gpu_h100_bf16_config": {"grad_reduce_in_fp32": True}}
+
 INERT_HELPER_SETTINGS = {
     "_apply_gpt_oss_20b_common_configs": ("cpu_offload_layers",),
 }
@@ -1106,6 +1113,10 @@ def recipe_record(row, model_name, hw_docs):
         features["tp_comm_overlap"] = True
     if coc:
         features["comm_overlap_config"] = coc
+    muon = MUON_RECIPES.get(entry, MUON_RECIPES.get(other.get("base")))
+    if variant == "muon" or muon is not None:
+        features["optimizer"] = "muon"
+        features.update(muon or {})
     if truthy(other.get("precision_aware_opt")):
         features["precision_aware_optimizer"] = True
     if truthy(other.get("fp8_param_gather")):

@@ -47,6 +47,7 @@ const std::map<std::string, Json>& cases() {
       {"sp", {{"model", "Llama-3-8B"}, {"tp", 2}, {"sp", false}}},  // a MoE model needs SP with TP
       {"fsdp", {{"fsdp", true}}},
       {"distributed_optimizer", {{"distributed_optimizer", false}}},
+      {"optimizer", {{"optimizer", "muon"}}},
       {"precision_aware_optimizer", {{"precision_aware_optimizer", true}}},
       {"grad_reduce_in_fp32", {{"grad_reduce_in_fp32", true}}},
       {"ep_a2a_overlap", {{"ep", 4}, {"ep_a2a_overlap", true}}},

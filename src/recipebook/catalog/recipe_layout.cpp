@@ -192,6 +192,12 @@ void read_features(YamlReader& r, const YNode& doc, Recipe& rec, std::optional<s
       r.boolean(f, "precision_aware_optimizer", p).value_or(l.precision_aware_optimizer);
   l.te_rng_tracker = r.boolean(f, "te_rng_tracker", p).value_or(l.te_rng_tracker);
   l.distributed_optimizer = r.boolean(f, "distributed_optimizer", p).value_or(l.distributed_optimizer);
+  if (auto o = r.string(f, "optimizer", p)) {
+    if (auto k = parse_optimizer(*o))
+      l.optimizer = *k;
+    else
+      r.error(*f->get("optimizer"), "`features.optimizer` is '" + *o + "'", "use adam or muon");
+  }
   l.grad_reduce_in_fp32 = r.boolean(f, "grad_reduce_in_fp32", p).value_or(l.grad_reduce_in_fp32);
   // The loss and dropout (core/layout_fields.cpp's last rows).
   l.cross_entropy_loss_fusion = r.boolean(f, "cross_entropy_loss_fusion", p).value_or(l.cross_entropy_loss_fusion);

@@ -130,6 +130,16 @@ std::optional<Dispatcher> parse_dispatcher(std::string_view s) {
   return std::nullopt;
 }
 
+std::optional<Optimizer> parse_optimizer(std::string_view s) {
+  const std::string f = to_lower(s);
+  if (f == "adam") return Optimizer::kAdam;
+  // Megatron's dist_muon is Muon with the layer-wise distributed optimizer (distributed_optimizer).
+  if (f == "muon" || f == "dist_muon") return Optimizer::kMuon;
+  return std::nullopt;
+}
+
+std::string_view optimizer_name(Optimizer o) { return o == Optimizer::kMuon ? "muon" : "adam"; }
+
 std::optional<CudaGraph> parse_cuda_graph(std::string_view s) {
   const std::string f = to_lower(s);
   if (f == "none" || f.empty()) return CudaGraph::kNone;

@@ -52,6 +52,11 @@ enum class CudaGraph { kNone, kTransformerEngine, kLocal, kFullIteration };
 // Megatron-Core's own fused kernel (fusions/fused_cross_entropy.py).
 enum class CrossEntropyImpl { kTe, kNative };
 
+// The optimizer of the weights. Muon (Megatron-Core emerging optimizers, megatron/core/optimizer/
+// muon.py) orthogonalizes each 2-D weight's momentum by Newton-Schulz iterations and keeps one fp32
+// momentum; embeddings, the output layer and 1-D parameters keep Adam (muon_scalar_optimizer).
+enum class Optimizer { kAdam, kMuon };
+
 // CUDA-graph scope modules (cuda_graph_scope / cuda_graph_modules), as a bit set.
 enum CudaGraphScope : uint32_t {
   kCgAttn = 1u << 0,
@@ -85,6 +90,10 @@ struct Layout {
   uint32_t cuda_graph_scope = 0;
   bool te_rng_tracker = true;
 
+  Optimizer optimizer = Optimizer::kAdam;
+  // The optimizer state sharded over DP: Megatron-Core's distributed optimizer, or for Muon its
+  // layer-wise distributed optimizer (each DP rank owns whole weights: Megatron-LM
+  // --optimizer muon --use-distributed-optimizer, Megatron-Bridge optimizer dist_muon).
   bool distributed_optimizer = true;
   bool precision_aware_optimizer = false;  // bf16 moments and bf16-stored masters
   // FP32 main gradients, reduced in FP32 (Megatron-Core DDP grad_reduce_in_fp32; Megatron-LM
@@ -169,6 +178,7 @@ struct Cluster {
 std::optional<Mode> parse_mode(std::string_view s);  // pretrain | sft | peft | lora
 std::optional<Dispatcher> parse_dispatcher(std::string_view s);
 std::optional<CudaGraph> parse_cuda_graph(std::string_view s);
+std::optional<Optimizer> parse_optimizer(std::string_view s);  // adam | muon (dist_muon reads as muon)
 std::optional<Recompute> parse_recompute(std::string_view s);  // none | selective | full
 std::optional<uint32_t> parse_recompute_module(std::string_view s);
 std::optional<uint32_t> parse_cuda_graph_scope(std::string_view s);
@@ -184,6 +194,7 @@ std::string_view dispatcher_name(Dispatcher d);
 std::string_view cuda_graph_name(CudaGraph g);
 std::optional<CrossEntropyImpl> parse_cross_entropy_impl(std::string_view s);  // te | native
 std::string_view cross_entropy_impl_name(CrossEntropyImpl c);
+std::string_view optimizer_name(Optimizer o);
 std::string_view recompute_name(Recompute r);
 std::string recompute_modules_str(uint32_t mask);  // "core_attn,moe_act"
 // Offload modules, as the recompute modules above: "core_attn,attn_proj" <-> a mask of OffloadModule.

@@ -118,6 +118,9 @@ Result<void> apply_dispatcher(const LayoutFlags& f, Layout& l) {
   return parse_into(f.dispatcher, parse_dispatcher, l.dispatcher, "--dispatcher", "dispatcher",
                     "alltoall, allgather, deepep or hybridep");
 }
+Result<void> apply_optimizer(const LayoutFlags& f, Layout& l) {
+  return parse_into(f.optimizer, parse_optimizer, l.optimizer, "--optimizer", "optimizer", "adam or muon");
+}
 // No graph captures no scope.
 Result<void> apply_cuda_graph(const LayoutFlags& f, Layout& l) {
   if (auto ok = parse_into(f.cuda_graph, parse_cuda_graph, l.cuda_graph, "--cuda-graph", "CUDA-graph implementation",
@@ -162,6 +165,7 @@ std::string recompute_method_text(const Layout& l) {
 }
 std::string dispatcher_text(const Layout& l) { return std::string(dispatcher_name(l.dispatcher)); }
 std::string cuda_graph_text(const Layout& l) { return std::string(cuda_graph_name(l.cuda_graph)); }
+std::string optimizer_text(const Layout& l) { return std::string(optimizer_name(l.optimizer)); }
 // The scope's module names, in the order cuda_graph_scope_choices() lists them.
 std::string cuda_graph_scope_text(const Layout& l) {
   std::string out;
@@ -266,6 +270,11 @@ const std::array kLayoutFields{
               bool_row("fsdp", "Megatron-FSDP (optim_grads_params) instead of DDP + distributed optimizer", &F::fsdp,
                        &L::fsdp, "features.fsdp", "ddp.use_megatron_fsdp", "--use-megatron-fsdp", P::kSearched,
                        D::kFsdp)),
+    // Muon's Megatron-LM spelling is --optimizer muon (with --use-distributed-optimizer for the
+    // layer-wise sharding); Bridge names the sharded one dist_muon (launch_bridge.cpp).
+    when_set(text_row("optimizer", "adam (default) | muon: Muon on the 2-D weights, Adam on embeddings, head and norms",
+                      &F::optimizer, optimizer_text, apply_optimizer, "features.optimizer", "optimizer.optimizer",
+                      "--optimizer", P::kFixed, D::kNone)),
     when_set(bool_row("distributed_optimizer", "Distributed optimizer (default on)", &F::distributed_optimizer,
                       &L::distributed_optimizer, "features.settings.use_distributed_optimizer",
                       "ddp.use_distributed_optimizer", "--use-distributed-optimizer", P::kFixed, D::kNone)),

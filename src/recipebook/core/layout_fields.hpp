@@ -35,6 +35,7 @@ struct LayoutFlags {
   std::string recompute_method;   // uniform | block (full)
   std::optional<int> recompute_layers;
   std::string dispatcher;         // alltoall | allgather | deepep | hybridep
+  std::string optimizer;          // adam | muon
   std::string cuda_graph;         // none | transformer_engine | local | full_iteration
   std::string cuda_graph_scope;   // attn,moe_router,...
   std::optional<int> cpu_offload_layers;

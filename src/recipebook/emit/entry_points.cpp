@@ -117,7 +117,7 @@ constexpr auto kOverrideKeys = std::to_array<std::string_view>({
     // train, dataset
     "train.global_batch_size", "train.micro_batch_size", "train.train_iters", "dataset.seq_length",
     // ddp, optimizer, comm_overlap, mixed_precision
-    "ddp.use_distributed_optimizer", "optimizer.use_distributed_optimizer", "ddp.use_megatron_fsdp",
+    "ddp.use_distributed_optimizer", "optimizer.use_distributed_optimizer", "optimizer.optimizer", "ddp.use_megatron_fsdp",
     "ddp.data_parallel_sharding_strategy", "ddp.grad_reduce_in_fp32", "optimizer.use_precision_aware_optimizer",
     "model.account_for_embedding_in_pipeline_split", "model.account_for_loss_in_pipeline_split",
     "comm_overlap.overlap_moe_expert_parallel_comm", "comm_overlap.tp_comm_overlap", "mixed_precision",
@@ -153,6 +153,9 @@ constexpr auto kGraphImpl = std::to_array<std::string_view>({"none", "local", "t
 // _parse_cuda_graph_modules_arg: CudaGraphModule names, and the deprecated whole-graph spellings.
 constexpr auto kGraphScope = std::to_array<std::string_view>(
     {"attn", "mlp", "moe", "moe_router", "moe_preprocess", "mamba", "full", "full_iteration", "full_iteration_inference"});
+// arguments.py --optimizer choices.
+constexpr auto kOptimizer = std::to_array<std::string_view>({"adam", "sgd", "muon", "dist_muon", "lion", "soap", "adaptive_muon"});
+constexpr auto kMuonTpMode = std::to_array<std::string_view>({"blockwise", "duplicated", "distributed"});
 constexpr auto kSharding = std::to_array<std::string_view>({"no_shard", "optim", "optim_grads", "optim_grads_params"});
 constexpr auto kCkptFormat = std::to_array<std::string_view>({"torch", "torch_dist", "torch_dcp", "fsdp_dtensor"});
 constexpr auto kTokenizer = std::to_array<std::string_view>(
@@ -213,6 +216,7 @@ constexpr auto kPretrainGptArgs = std::to_array<EntryArg>({
     A{"--cuda-graph-impl", "", V::kChoice, kGraphImpl}, A{"--cuda-graph-scope", "", V::kChoices, kGraphScope},
     A{"--te-rng-tracker", "", V::kNone}, A{"--no-check-for-nan-in-loss-and-grad", "", V::kNone},
     // data parallel, optimizer, overlap
+    A{"--optimizer", "", V::kChoice, kOptimizer}, A{"--muon-tp-mode", "", V::kChoice, kMuonTpMode},
     A{"--use-distributed-optimizer", "", V::kNone}, A{"--use-megatron-fsdp", "", V::kNone},
     A{"--data-parallel-sharding-strategy", "", V::kChoice, kSharding},
     A{"--no-gradient-accumulation-fusion", "", V::kNone}, A{"--ckpt-format", "", V::kChoice, kCkptFormat},

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "recipebook/emit/launch.hpp"
 #include "recipebook/emit/launch_test_util.hpp"
 
@@ -44,6 +46,31 @@ TEST(EntryPoints, CheckerHoldsWordsToTheTable) {
                                            "8", "-g", "gb200", "-c", "fp8_mx", "--data", "mock"}),
                                 false));
   EXPECT_FALSE(check_entry_words(rs, words({"scripts/performance/run_script.py", "-g", "a100"}), false));
+}
+
+// Muon as each entry point spells it: Megatron-LM --optimizer muon beside --use-distributed-optimizer
+// (its layer-wise distributed optimizer) and blockwise TP, Bridge optimizer dist_muon with DDP's
+// distributed optimizer off, as its Kimi-K2 recipes set them; both held to their tables.
+TEST(EntryPoints, MuonAsEachEntryPointSpellsIt) {
+  LaunchSpec spec = sample_spec();
+  spec.base.reset();
+  spec.layout.optimizer = Optimizer::kMuon;
+  spec.layout.tp = 2;
+  spec.layout.sp = true;
+  const std::vector<std::string> lm = megatron_args(spec);
+  auto has = [](const std::vector<std::string>& w, const std::vector<std::string>& run) {
+    return std::search(w.begin(), w.end(), run.begin(), run.end()) != w.end();
+  };
+  EXPECT_TRUE(has(lm, {"--optimizer", "muon"}));
+  EXPECT_TRUE(has(lm, {"--muon-tp-mode", "blockwise"}));
+  EXPECT_TRUE(has(lm, {"--use-distributed-optimizer"}));
+  EXPECT_TRUE(check_entry_words(pretrain_gpt_entry(), lm, true));
+  const std::vector<std::string> br = bridge_overrides(spec);
+  EXPECT_TRUE(has(br, {"optimizer.optimizer=dist_muon"}));
+  EXPECT_TRUE(has(br, {"ddp.use_distributed_optimizer=False"}));
+  for (const std::string& w : br) EXPECT_NE(w, "ddp.use_distributed_optimizer=True");
+  spec.layout.distributed_optimizer = false;  // unsharded Muon
+  EXPECT_TRUE(has(bridge_overrides(spec), {"optimizer.optimizer=muon"}));
 }
 
 TEST(EntryPoints, EveryPresetHasATrainingLoop) {

@@ -150,7 +150,18 @@ std::vector<std::string> bridge_overrides(const LaunchSpec& spec) {
     add_field(out, "fsdp", l);
     if (l.fsdp) add(out, "ddp.data_parallel_sharding_strategy", "optim_grads_params");
   }
-  if (differs_field("distributed_optimizer")) {
+  const bool muon = l.optimizer == Optimizer::kMuon;
+  if (differs_field("optimizer") || (muon && differs_field("distributed_optimizer"))) {
+    // Bridge builds Muon's layer-wise distributed optimizer when the name starts with dist_
+    // (training/optim.py); its Muon recipes keep DDP's distributed optimizer off beside it
+    // (recipes/kimi/h100/kimi_k2.py _apply_kimi_k2_optimizer).
+    add(out, layout_field("optimizer").bridge, muon ? (l.distributed_optimizer ? "dist_muon" : "muon") : "adam");
+    if (muon) {
+      add(out, layout_field("distributed_optimizer").bridge, "False");
+      add(out, "optimizer.use_distributed_optimizer", "False");
+    }
+  }
+  if (!muon && differs_field("distributed_optimizer")) {
     // Bridge force-syncs the two copies of this switch; write both so neither warns.
     add_field(out, "distributed_optimizer", l);
     add(out, "optimizer.use_distributed_optimizer", py_bool(l.distributed_optimizer));

@@ -253,6 +253,14 @@ std::vector<std::string> megatron_args(const LaunchSpec& spec) {
       break;
   }
   if (l.cuda_graph != CudaGraph::kNone) add(out, "--te-rng-tracker");  // required for CUDA graphs
+  // Muon: with --use-distributed-optimizer Megatron-LM runs its layer-wise distributed optimizer
+  // (arguments.py, "emerging optimizer check").
+  // Each TP rank orthogonalizes its own shard, as Bridge's Muon recipes run and the estimate models
+  // (Megatron-LM's default, duplicated, gathers each matrix and repeats the work on every TP rank).
+  if (l.optimizer != Optimizer::kAdam) {
+    add_field(out, "optimizer", l);
+    if (l.tp > 1 || l.etp > 1) add(out, "--muon-tp-mode", "blockwise");
+  }
   if (l.distributed_optimizer || l.fsdp) add(out, "--use-distributed-optimizer");
   if (l.fsdp) {
     // Megatron-FSDP as Megatron-LM's examples run it (ZeRO-3 sharding, fsdp_dtensor checkpoints).

@@ -23,6 +23,8 @@ constexpr double kFragActFraction = 0.05;           // expandable segments keep 
 constexpr double kFragStateFraction = 0.02;
 
 constexpr double kAdamBytes = 12.0;       // fp32 master + exp_avg + exp_avg_sq
+// Muon (Megatron-Core emerging optimizers): fp32 master + one fp32 momentum buffer per 2-D weight.
+constexpr double kMuonBytes = 8.0;
 constexpr double kAdamBytesBf16 = 6.0;    // precision-aware: bf16 moments, master as bf16 param + 16-bit remainder
 // Bytes per GEMM weight for the model copy (`weight`) and the extra quantized copies TE caches
 // (`copies`). Megatron-Bridge mixed-precision recipes (REFERENCES.md D): current scaling, MXFP8 and
@@ -225,6 +227,13 @@ MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const Stage
     mb.optimizer_bytes = kAdamBytes * adapters / (l.distributed_optimizer ? dp_shard : 1.0);
   } else {
     const double adam = l.precision_aware_optimizer ? kAdamBytesBf16 : kAdamBytes;
+    // The state of this rank's dense and expert parameters. Muon keeps kMuonBytes for the 2-D
+    // weights (the layers' TP-sharded and expert parameters) and Adam's for the embedding, output
+    // layer and replicated (norm) parameters (muon_scalar_optimizer).
+    const bool muon = l.optimizer == Optimizer::kMuon;
+    const double matrix_local = muon ? (sums.p_sharded + mtp.p_sharded) / tp : 0.0;
+    const double dense_state = kMuonBytes * matrix_local + adam * (dense_local - matrix_local);
+    const double expert_state = (muon ? kMuonBytes : adam) * expert_local;
     if (l.fsdp) {
       // Megatron-FSDP optim_grads_params: weights, grads and optimizer state sharded over DP; each
       // layer is gathered before use, double-buffered, and its gradient reduce-scattered.
@@ -232,15 +241,15 @@ MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const Stage
       mb.weights_bytes = weights * sharded / std::max(1.0, mb.params_on_rank);
       mb.quantized_weights_bytes = copies / dp_shard;
       mb.grads_bytes = grad_bytes * sharded;
-      mb.optimizer_bytes = adam * sharded;
+      mb.optimizer_bytes = dense_state / dp_shard + expert_state / edp;
       const double per_layer = layers_here > 0 ? mb.params_on_rank / layers_here : 0.0;
       mb.fsdp_buffers_bytes = per_layer * (2.0 * 2.0 + grad_bytes);
     } else {
       mb.weights_bytes = weights;
       mb.quantized_weights_bytes = copies;
       mb.grads_bytes = grad_bytes * mb.params_on_rank;
-      mb.optimizer_bytes = l.distributed_optimizer ? adam * (dense_local / dp_shard + expert_local / edp)
-                                                   : adam * mb.params_on_rank;
+      mb.optimizer_bytes = l.distributed_optimizer ? dense_state / dp_shard + expert_state / edp
+                                                   : dense_state + expert_state;
     }
   }
 

@@ -221,6 +221,7 @@ PreparedModel prepare(const Model& m) {
     p.mtp.p_replicated += m.mtp_layers * 3.0 * (m.norm == NormKind::kLayer ? 2.0 * h : h);
     p.mtp_extra_flops = p.hybrid ? 0.0 : m.mtp_layers * 2.0 * (3.0 * h + 2.0 * h * h);
   }
+  p.muon = muon_matrices(m);
   return p;
 }
 

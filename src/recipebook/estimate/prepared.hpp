@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "recipebook/core/model.hpp"
+#include "recipebook/estimate/muon.hpp"
 #include "recipebook/estimate/params.hpp"
 #include "recipebook/estimate/stages.hpp"
 
@@ -61,6 +62,7 @@ struct PreparedModel {
 
   std::vector<LayerSums> prefix;  // prefix[i] = sum of layers [0, i); size L + 1
   LayerSums mtp;                  // all MTP layers together (they live on the last stage)
+  std::vector<MuonMatrix> muon;   // the 2-D weights Muon orthogonalizes (Layout::optimizer)
   double mtp_extra_flops = 0;     // forward FLOPs per token of MTP eh-proj + norms (in `mtp` params)
 
   // Per-model scalars the time model needs.

@@ -5,6 +5,7 @@
 
 #include "recipebook/estimate/collectives.hpp"
 #include "recipebook/estimate/memory.hpp"  // gradient_bytes
+#include "recipebook/estimate/muon.hpp"
 #include "recipebook/estimate/params.hpp"
 
 namespace rb {
@@ -55,6 +56,8 @@ constexpr double kCpStepLaunches = 4.0;
 constexpr double kKernelLaunchS = 5e-6;
 constexpr double kOptimizerBytesFp32 = 30;  // grad read, master/m/v read+write, param write (per param)
 constexpr double kOptimizerBytesBf16 = 18;  // with bf16 moments and bf16-stored masters
+// Muon: grad read, master and momentum read+write, param write (its Newton-Schulz GEMMs: muon.hpp).
+constexpr double kOptimizerBytesMuon = 20;
 constexpr double kOptimizerFixedS = 2e-3;   // multi-tensor launches, grad-norm reduction
 
 struct RankTime {
@@ -387,10 +390,15 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
   const double shard = (l.distributed_optimizer || l.fsdp) ? 1.0 : 0.0;
   const double local_state = shard > 0 ? dense_p / (static_cast<double>(l.dp) * l.cp) + expert_p / std::max(1, l.edp())
                                        : dense_p + expert_p;
-  const double opt_bytes = l.precision_aware_optimizer ? kOptimizerBytesBf16 : kOptimizerBytesFp32;
+  const bool muon = l.optimizer == Optimizer::kMuon && !peft;
+  const double opt_bytes = muon                          ? kOptimizerBytesMuon
+                           : l.precision_aware_optimizer ? kOptimizerBytesBf16
+                                                         : kOptimizerBytesFp32;
   // The GPU steps what optimizer CPU offload leaves it; the host part is offload_s.
   const double on_gpu = 1.0 - std::clamp(l.fsdp ? 0.0 : l.optimizer_offload_fraction, 0.0, 1.0);
   out.optimizer_s = kOptimizerFixedS + on_gpu * local_state * opt_bytes / hbm;
+  // Muon's Newton-Schulz iterations run as BF16 GEMMs (muon_fp32_matmul_prec "medium").
+  if (muon) out.optimizer_s += muon_rank_flops(pm.muon, l) / (x.peak_bf16 * hw.eff(Precision::kBf16).gemm);
   {
     MemoryInputs mi{in.model, in.hw, in.mode, in.seq, in.lora_rank, in.microbatches, in.gpus_per_node};
     const double act_bytes_mb = offloaded_activation_bytes(mi, l, plan, out.bottleneck_stage);

@@ -70,6 +70,7 @@ bool check_fp8_param(const RuleContext& ctx, Finding* out);
 bool check_mxfp8_param_gather(const RuleContext& ctx, Finding* out);
 bool check_fsdp_v2(const RuleContext& ctx, Finding* out);
 bool check_fsdp_exclusive(const RuleContext& ctx, Finding* out);
+bool check_muon_fsdp(const RuleContext& ctx, Finding* out);
 bool check_fsdp_connections(const RuleContext& ctx, Finding* out);
 bool check_cp_comm_type(const RuleContext& ctx, Finding* out);
 bool check_cp_a2a_heads(const RuleContext& ctx, Finding* out);

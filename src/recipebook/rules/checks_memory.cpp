@@ -69,6 +69,16 @@ bool check_offload_pp(const RuleContext& ctx, Finding* out) {
                 "set PP 1, or turn offloading off", "features.cpu_offload_layers", "layout.pp");
 }
 
+// Megatron-LM arguments.py ("Emerging optimizer does not support Megatron-FSDP for now") and Bridge
+// training/config.py (Megatron-FSDP v2 refuses the layer-wise distributed optimizer).
+bool check_muon_fsdp(const RuleContext& ctx, Finding* out) {
+  if (ctx.layout.optimizer != Optimizer::kMuon || !ctx.layout.fsdp) return false;
+  if (out == nullptr) return true;
+  return report(out, "Muon with Megatron-FSDP: Megatron's emerging optimizers do not support FSDP",
+                "use DDP with the (layer-wise) distributed optimizer, or the adam optimizer", "features.optimizer",
+                "features.fsdp");
+}
+
 // MCore transformer_config.py: CPU offloading and activation recompute are exclusive.
 bool check_offload_recompute(const RuleContext& ctx, Finding* out) {
   if (ctx.layout.cpu_offload_layers <= 0 || ctx.layout.recompute == Recompute::kNone) return false;

@@ -119,6 +119,7 @@ RuleInput to_input(const Flat& f) {
   for (const auto& s : split_list(get("features.cuda_graph.scope"))) l.cuda_graph_scope |= parse_cuda_graph_scope(s).value_or(0);
   l.te_rng_tracker = get("features.te_rng_tracker") != "false";
   l.fsdp = flag("features.fsdp");
+  l.optimizer = parse_optimizer(get("features.optimizer")).value_or(Optimizer::kAdam);
   l.cpu_offload_layers = static_cast<int>(num("features.cpu_offload_layers", 0));
   if (const std::string v = get("features.optimizer_offload_fraction"); !v.empty()) l.optimizer_offload_fraction = std::stod(v);
   l.ep_a2a_overlap = flag("features.ep_a2a_overlap");

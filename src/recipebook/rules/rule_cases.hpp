@@ -66,6 +66,7 @@ class In {
   In& a2a_overlap(bool v = true) { in_.layout.ep_a2a_overlap = v; return *this; }
   In& tp_overlap(bool v = true) { in_.layout.tp_comm_overlap = v; return *this; }
   In& pao(bool v = true) { in_.layout.precision_aware_optimizer = v; return *this; }
+  In& optimizer(Optimizer o) { in_.layout.optimizer = o; return *this; }
   In& stages(int first, int last) {
     in_.layout.first_stage_layers = first;
     in_.layout.last_stage_layers = last;

@@ -189,6 +189,8 @@ void add_feature_cases(std::vector<RuleCase>& v) {
       "v2 with bf16");
 
   add("RB-FSDP-EXCLUSIVE", kBad, In(llama3_8b(), b200(), 8).fsdp().set("use_torch_fsdp2", "true").done(), "both");
+  add("RB-MUON-FSDP", kBad, In(llama3_8b(), b200(), 8).fsdp().optimizer(Optimizer::kMuon).done(), "Muon + FSDP");
+  add("RB-MUON-FSDP", kOk, In(llama3_8b(), b200(), 8).optimizer(Optimizer::kMuon).done(), "Muon with DDP");
   add("RB-FSDP-EXCLUSIVE", kOk, In(llama3_8b(), b200(), 8).fsdp().set("use_torch_fsdp2", "false").done(), "one");
 
   add("RB-FSDP-CONNECTIONS", kBad, In(llama3_8b(), b200(), 8).fsdp().env("CUDA_DEVICE_MAX_CONNECTIONS", "1").done(),
