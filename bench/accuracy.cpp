@@ -7,7 +7,9 @@
 // time parts; every card row that trains on a dataset (predicted, never fitted); and whether every
 // measured layout is predicted to fit in memory. Figures go to BENCHMARKS.md.
 //   cmake --preset release -B build/rel && cmake --build build/rel --target bench_accuracy
-//   build/rel/bench/bench_accuracy [--verbose] [--fixed-curves] [--microbench-curves]
+//   build/rel/bench/bench_accuracy [--verbose] [--fixed-curves] [--microbench-curves] [--rows FILE]
+//   (--rows writes one tab-separated line per benchmark row, family held out: its layout, measured and
+//   predicted tokens/s/GPU and every time part in seconds)
 //   (the GEMM size half-points are chosen inside each fold; --fixed-curves keeps Hardware's defaults in
 //   every fold, ~9x faster. The last section predicts vTrain's A100 rows, bench/vtrain_a100.hpp.)
 //   build/rel/bench/bench_accuracy --floor bench/accuracy_floor.txt   (exit 1 when a figure is worse
@@ -408,14 +410,35 @@ void a100_section(const Catalog& cat) {
   }
 }
 
+// --rows FILE: every benchmark row as held out, one tab-separated line with its layout and time parts.
+void write_rows(const std::string& path, const std::vector<Row>& bench) {
+  std::ofstream out(path);
+  out << "label\tfamily\tgpu\tprecision\tgpus\ttp\tpp\tvp\tcp\tep\tetp\tmbs\tgbs\tseq\tdispatcher\ta2a_overlap"
+         "\trecompute\tmeasured\tpredicted\tstep_s";
+  for (const TimePart& p : kTimeParts) out << '\t' << p.key;
+  out << '\n';
+  for (const Row& r : bench) {
+    const Layout& l = r.point.layout;
+    const TimeBreakdown& t = r.estimate.time;
+    out << r.label << '\t' << r.family << '\t' << r.point.hardware.name << '\t' << precision_name(l.precision) << '\t'
+        << r.point.cluster.gpus << '\t' << l.tp << '\t' << l.pp << '\t' << l.vp << '\t' << l.cp << '\t' << l.ep << '\t'
+        << l.etp << '\t' << l.mbs << '\t' << r.point.work.gbs << '\t' << r.point.work.seq << '\t'
+        << dispatcher_name(l.dispatcher) << '\t' << (l.ep_a2a_overlap ? 1 : 0) << '\t' << static_cast<int>(l.recompute)
+        << '\t' << r.point.measured_tokens_per_s_per_gpu << '\t' << r.predicted << '\t' << t.step_time_s;
+    for (const TimePart& p : kTimeParts) out << '\t' << t.*p.seconds;
+    out << '\n';
+  }
+}
+
 int main(int argc, char** argv) {
-  std::string floor;
+  std::string floor, rows_path;
   bool verbose_flag = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--floor") == 0 && i + 1 < argc) floor = argv[++i];
     if (std::strcmp(argv[i], "--fixed-curves") == 0) g_fixed_curves = true;
     if (std::strcmp(argv[i], "--microbench-curves") == 0) g_microbench_curves = true;
     if (std::strcmp(argv[i], "--verbose") == 0) verbose_flag = true;
+    if (std::strcmp(argv[i], "--rows") == 0 && i + 1 < argc) rows_path = argv[++i];
   }
   rb::bench::warn_if_stale_catalog();
   auto cat = Catalog::load();
@@ -447,6 +470,7 @@ int main(int argc, char** argv) {
               bench.size(), cards.size());
   if (bench.empty()) return 1;
   print_summary("benchmark runs, leave-one-family-out", bench);
+  if (!rows_path.empty()) write_rows(rows_path, bench);
   print_summary("benchmark runs, newest release per configuration", newest_per_configuration(bench));
   print_summary("all rows, card rows included", rows);
   print_group("per GPU (benchmark runs)", bench, [](const Row& r) { return r.point.hardware.name; });

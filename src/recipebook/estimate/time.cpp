@@ -7,6 +7,7 @@
 #include "recipebook/estimate/memory.hpp"  // gradient_bytes
 #include "recipebook/estimate/muon.hpp"
 #include "recipebook/estimate/params.hpp"
+#include "recipebook/estimate/routing.hpp"
 
 namespace rb {
 namespace {
@@ -101,7 +102,7 @@ struct StepTerms {
   Groups groups;
   double tp = 1, h = 0, tokens = 0, tok_tp = 0, passes = 3, peak = 1, peak_bf16 = 1, hbm = 1;
   bool fp8 = false;
-  double f_dense = 1, f_expert = 1, vpad = 0, swa_ctx = 0, act_bytes = 0;
+  double f_dense = 1, f_expert = 1, route = 1, vpad = 0, swa_ctx = 0, act_bytes = 0;
   double rs = 0, a2a = 0, pp_send = 0, tp_hidden = 0, ep_hidden = 0, launch = 1;
   uint32_t mods = 0;
   double lora_total = 0, adapter_fwd_per_layer = 0;
@@ -150,6 +151,9 @@ StepTerms step_terms(const TimeInputs& in, const Layout& l, bool comm) {
     const double m_ridge = peak * eff.gemm * gemm_operand_bytes(l.precision) / (2.0 * hbm);
     const double s = std::sqrt(pm.expert_hidden * pm.moe_ffn / std::max(1, l.etp));
     x.f_expert = m / (m + m_ridge) * gemm_size_factor(s, hw.expert_half_dim);
+    // The busiest EP rank's share of the routed copies over the mean (estimate/routing.hpp): its
+    // expert GEMMs and the copies it receives set the layer's pace.
+    x.route = busiest_rank_load_factor(tok_tp * l.ep, pm.top_k, pm.experts, l.ep);
   }
   x.vpad = static_cast<double>(padded_vocab(pm.model.vocab, l.tp));
   x.swa_ctx = (pm.window > 0 && pm.window < in.seq)
@@ -169,11 +173,15 @@ StepTerms step_terms(const TimeInputs& in, const Layout& l, bool comm) {
     // rates their published figures show on this GPU (Links::ep_*); the alltoall dispatcher sends
     // every copy.
     const double token_bytes = ep_bytes / std::max(1, pm.top_k);
+    // The all-to-all ends when the busiest receiver has its copies (x.route); the allgather
+    // dispatcher gathers every token whatever the routing.
     x.a2a = l.dispatcher == Dispatcher::kAllgather
                 ? 2.0 * reduce_scatter_s(ep_bytes * l.ep / std::max(1, pm.top_k), groups.ep, links)
-            : flex ? 0.5 * (ep_dedup_s(token_bytes * dispatch_ratio, pm.top_k, groups.ep, links) +
-                            ep_dedup_s(token_bytes, pm.top_k, groups.ep, links))
-                   : 0.5 * (all_to_all_s(dispatch_bytes, groups.ep, links) + all_to_all_s(ep_bytes, groups.ep, links));
+            : flex ? 0.5 * x.route *
+                         (ep_dedup_s(token_bytes * dispatch_ratio, pm.top_k, groups.ep, links) +
+                          ep_dedup_s(token_bytes, pm.top_k, groups.ep, links))
+                   : 0.5 * x.route *
+                         (all_to_all_s(dispatch_bytes, groups.ep, links) + all_to_all_s(ep_bytes, groups.ep, links));
     const double pp_bytes = act_bytes / (l.sp ? tp : 1.0);
     x.pp_send = l.pp > 1 ? p2p_s(pp_bytes, groups.pp.stride, links) : 0.0;
   }
@@ -211,7 +219,7 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, double last, double m
   RankTime t;
   const double dense_rate = peak * eff.gemm * x.f_dense;
   const double gemm_fwd = tok_tp * (s.gemm_flops + mtp * pm.mtp_extra_flops) / dense_rate;
-  const double expert_fwd = tok_tp * s.expert_flops / (peak * eff.gemm * x.f_expert);
+  const double expert_fwd = x.route * tok_tp * s.expert_flops / (peak * eff.gemm * x.f_expert);
   // The output layer runs in bf16 (outside TE's FP8 autocast), with its MTP heads.
   const double heads = last + mtp * static_cast<double>(pm.model.mtp_layers);
   const double head_fwd = heads > 0 ? tok_tp * 2.0 * h * x.vpad * heads /

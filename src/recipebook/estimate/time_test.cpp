@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "recipebook/estimate/collectives.hpp"
+#include "recipebook/estimate/routing.hpp"
 #include "recipebook/estimate/test_hardware.hpp"
 #include "recipebook/estimate/test_models.hpp"
 
@@ -155,6 +156,26 @@ TEST(Time, ExpertAllToAllAcrossNodesCostsMore) {
   EXPECT_NEAR(run(pm, hw, small, 4096, 8).ep_comm_s, 0.1 * a.ep_comm_s, 1e-9 * a.ep_comm_s);
 }
 
+TEST(Time, TheBusiestExpertRankSetsTheAllToAllPace) {
+  // Random routing (Bridge's force-balanced benchmarks) leaves the busiest of the EP ranks above the
+  // mean, and the all-to-all ends when it has its copies. With few tokens per micro-batch (seq 256,
+  // EP 8: 2048 tokens over 128 experts) that is a few percent. (The expert GEMMs take the same
+  // factor: ExpertGemmsPayTheirWeightReadsPerToken.)
+  const PreparedModel pm = prepare(test::qwen3_30b_a3b());
+  const Hardware hw = test::h100();
+  Layout l;
+  l.ep = 8;
+  l.dp = 8;
+  const double route = busiest_rank_load_factor(256.0 * 8, 8, 128, 8);
+  EXPECT_GT(route, 1.02);
+  EXPECT_LT(route, 1.05);
+  const TimeBreakdown t = run(pm, hw, l, 256, 1);
+  // Dispatch and combine, forward and backward, of every MoE layer: BF16 copies of hidden 2048.
+  const Links links = make_links(hw, hw.eff(Precision::kBf16), 0, 8);
+  const double balanced = all_to_all_s(256.0 * 8 * 2048 * 2.0, {8, 1}, links);
+  EXPECT_NEAR(t.ep_comm_s, 4.0 * pm.num_layers * route * balanced, 1e-9 * t.ep_comm_s);
+}
+
 TEST(Time, MambaScanRunsSlowerPerCountedFlopThanAttention) {
   // The same hybrid model with its Mamba layers' scan FLOPs doubled (state 128 -> 256) gains scan
   // time at the scan rate, 28.7 / 262 of the attention rate (time.cpp kScanRelativeRate).
@@ -220,14 +241,18 @@ TEST(Time, ExpertGemmsPayTheirWeightReadsPerToken) {
     per_token.push_back(run(pm, hw, l, 4096, 1).gemm_s / mbs);
   }
   for (size_t i = 1; i < per_token.size(); ++i) EXPECT_LT(per_token[i], per_token[i - 1]);
-  // Expert and dense GEMM time per token: dense + expert x (1 + ridge / m), m = 4096 mbs x 8 x 8 / 128.
+  // Expert and dense GEMM time per token: dense + expert x route x (1 + ridge / m), m = 4096 mbs x 8 x
+  // 8 / 128, route the busiest EP rank's load over the mean for the EP group's 4096 mbs x 8 tokens.
   const double ridge = hw.bf16_flops_per_s * eff.gemm * 2.0 / (2.0 * hw.hbm_bytes_per_s * eff.hbm);
-  const double m1 = 4096.0 * 8 * 8 / 128, m8 = 8 * m1;
-  const double expert = (per_token[0] - per_token[3]) / (ridge / m1 - ridge / m8);
-  const double dense = per_token[3] - expert * (1.0 + ridge / m8);
+  const double m1 = 4096.0 * 8 * 8 / 128;
+  auto expert_share = [&](double mbs) {
+    return busiest_rank_load_factor(4096.0 * mbs * 8, 8, 128, 8) * (1.0 + ridge / (mbs * m1));
+  };
+  const double expert = (per_token[0] - per_token[3]) / (expert_share(1) - expert_share(8));
+  const double dense = per_token[3] - expert * expert_share(8);
   EXPECT_GT(expert, 0.0);
   EXPECT_GT(dense, 0.0);
-  EXPECT_NEAR(per_token[1], dense + expert * (1.0 + ridge / (2 * m1)), 1e-9 * per_token[1]);
+  EXPECT_NEAR(per_token[1], dense + expert * expert_share(2), 1e-9 * per_token[1]);
   // FP8 runs the same GEMMs at twice the peak (its ridge in tokens is the same: half the bytes).
   l.mbs = 1;
   l.precision = Precision::kFp8Cs;
