@@ -129,6 +129,7 @@ struct MemoryInputs {
   // Megatron-Core hidden_dropout (Megatron-LM --hidden-dropout, default 0.1; Bridge's recipes 0):
   // above 0 each sub-block's bias-dropout-add keeps a 1-byte mask of its output for the backward.
   double hidden_dropout = 0;
+  ImageBudget image;  // Workload::image: the vision tower's work on the first stage (estimate/vision.hpp)
 };
 
 // Memory of pipeline rank `rank` for a valid layout and stage plan.

@@ -6,6 +6,7 @@
 #include "recipebook/estimate/collectives.hpp"
 #include "recipebook/estimate/memory.hpp"  // gradient_bytes
 #include "recipebook/estimate/params.hpp"
+#include "recipebook/estimate/vision.hpp"
 
 namespace rb {
 namespace {
@@ -279,6 +280,19 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, double last, double m
   return t;
 }
 
+// A VLM run's vision tower on the first stage, with the decoder's constants (estimate/vision.hpp).
+void add_vision(RankTime& t, const StepTerms& x) {
+  const TimeInputs& in = *x.in;
+  const VisionDims& v = in.model->model.vision;
+  const VisionWork w = vision_work(v, in.image, x.l->mbs);
+  if (!w.active()) return;
+  const VisionTimeModel tm{x.passes, kAttnPasses, kMemTrafficFwd, kMemTrafficBwd, kLaunchPerLayerS,
+                           in.image.graph_max_patches > 0 ? kGraphLaunchFactor : 1.0};
+  const VisionTime vt = vision_time(v, w, *in.hw, *x.l, tm, x.comm ? &x.links : nullptr, x.comm ? &x.groups.tp : nullptr);
+  t.gemm += vt.gemm, t.attn += vt.attn, t.mem += vt.mem, t.recompute += vt.recompute, t.tp += vt.tp;
+  t.overhead += vt.overhead;
+}
+
 }  // namespace
 
 TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& plan) {
@@ -311,7 +325,8 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
     if (mtp_here) accumulate(s, pm.mtp);
     recompute_fraction = layers > 0 ? recompute_fraction / layers : 0.0;
 
-    const RankTime t = rank_time(x, s, last ? 1.0 : 0.0, mtp_here ? 1.0 : 0.0, layers, recompute_fraction);
+    RankTime t = rank_time(x, s, last ? 1.0 : 0.0, mtp_here ? 1.0 : 0.0, layers, recompute_fraction);
+    if (plan.embedding_on(r)) add_vision(t, x);
     const double total = t.total();
     if (total > worst_total) {
       worst_total = total;
@@ -374,7 +389,8 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
   const double on_gpu = 1.0 - std::clamp(l.fsdp ? 0.0 : l.optimizer_offload_fraction, 0.0, 1.0);
   out.optimizer_s = kOptimizerFixedS + on_gpu * local_state * opt_bytes / hbm;
   {
-    MemoryInputs mi{in.model, in.hw, in.mode, in.seq, in.lora_rank, in.microbatches, in.gpus_per_node};
+    MemoryInputs mi{in.model, in.hw, in.mode, in.seq, in.lora_rank, in.microbatches, in.gpus_per_node,
+                    CrossEntropy::kTe, 0.0, in.image};
     const double act_bytes_mb = offloaded_activation_bytes(mi, l, plan, out.bottleneck_stage);
     const OffloadTime ot = offload_time(hw, l, in.gpus_per_node, local_state, act_bytes_mb, worst_total);
     const double stall = ot.activation_exposed_per_microbatch_s;
