@@ -31,6 +31,10 @@ struct LayoutArgs {
   std::string mode;  // "" = the recipe's, else pretrain
   int64_t seq = 0;   // 0 = the recipe's, else 4096 (search/resize.hpp kDefaultSeq)
   int64_t gbs = 0;
+  // The image budget of a VLM run (core/layout.hpp ImageBudget); 0 = the recipe's, else none / 1 / no graph.
+  int64_t max_pixels = 0;
+  int images_per_sample = 0;
+  int64_t vision_graph_patches = 0;
   // The layout, as `launch` takes it (apply_layout_flags); what is unset keeps the recipe's value,
   // else Layout's default: degrees 1 (ETP: TP for a MoE model), micro batch 1, SP when TP > 1,
   // bf16, no recompute, alltoall, no CUDA graphs, distributed optimizer.
