@@ -222,6 +222,15 @@ Result<Setup> resolve_setup(const LayoutArgs& in, const Catalog& catalog, bool j
   return s;
 }
 
+std::string flags_text(const Layout& l, const ImageBudget& image) {
+  std::string out = flags_text(l);
+  if (image.max_pixels <= 0) return out;
+  out += fmt::format(" --max-pixels {}", image.max_pixels);
+  if (image.images_per_sample > 1) out += fmt::format(" --images-per-sample {}", image.images_per_sample);
+  if (image.graph_max_patches > 0) out += fmt::format(" --vision-graph-patches {}", image.graph_max_patches);
+  return out;
+}
+
 std::string flags_text(const Layout& l) {
   const Layout defaults;
   std::string out;

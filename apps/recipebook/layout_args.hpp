@@ -67,6 +67,9 @@ Result<Setup> resolve_setup(const LayoutArgs& a, const Catalog& catalog, bool js
 // `implied` and `in_force`, core/layout_fields.hpp): "--tp 1 --pp 4 --ep 32 --mbs 2 ... --cuda-graph
 // full_iteration".
 std::string flags_text(const Layout& l);
+// The same, followed by the image budget's flags when there is one (--max-pixels, and
+// --images-per-sample / --vision-graph-patches where they are not the defaults).
+std::string flags_text(const Layout& l, const ImageBudget& image);
 
 // Applies `--headroom` (parse_memory_headroom) to `hw`; the error names `flag_name`.
 std::optional<Error> apply_headroom(const std::string& text, Hardware& hw, const std::string& flag_name = "--headroom");
