@@ -933,6 +933,36 @@ def parse_other(text):
     return out
 
 
+# Megatron-Bridge's mock VLM data (data/builders/mock_vlm_sft.py MockVLMSFTDatasetConfig: image_size
+# (256, 256), num_images 1), which every qwen_vl *_mock_config recipe uses without overriding either
+# (recipes/qwen_vl/h100/qwen3_vl.py, qwen35_vl.py at Megatron-Bridge 067f987): the image budget of a
+# recipe built on one, when the `other` column gives none.
+MOCK_VLM_PIXELS = 256 * 256
+# max_vision_cuda_graph_seq_length that execution helpers set (recipes/qwen_vl/h100/qwen35_vl.py:
+# _apply_qwen35_vl_35b_a3b_16gpu_h100_execution_config sets 784 with vision_cuda_graph_impl
+# transformer_engine).
+VISION_GRAPH_CAPS = {"_apply_qwen35_vl_35b_a3b_16gpu_h100_execution_config": 784}
+
+
+def vision_block(entry, other):
+    """A VLM recipe's image budget -> the record's `vision:` block (docs/catalog-format.md), which the
+    estimator runs the tower on: max_pixels (dataset.task_encoder.max_pixels), images_per_sample and
+    max_vision_cuda_graph_seq_length (the vision CUDA graph cap) from the `other` column; else the
+    mock VLM data's image for a recipe built on a qwen_vl *_mock_config, and the cap its execution
+    helper sets."""
+    keys = [("max_pixels", "max_pixels"), ("images_per_sample", "images_per_sample"),
+            ("max_vision_cuda_graph_seq_length", "cuda_graph_max_patches")]
+    d = drop_none(OD((field, int_or_none(other.get(key))) for key, field in keys))
+    lineage = [entry, other.get("base") or ""] + (other.get("derived_from") or "").split("|")
+    if "max_pixels" not in d and any("_vl_" in n and n.endswith("_mock_config") for n in lineage):
+        d["max_pixels"] = MOCK_VLM_PIXELS
+    if "max_pixels" in d and "cuda_graph_max_patches" not in d:
+        for helper in (other.get("helpers") or "").split("|"):
+            if helper in VISION_GRAPH_CAPS:
+                d["cuda_graph_max_patches"] = VISION_GRAPH_CAPS[helper]
+    return d
+
+
 def parse_kv_list(text):
     """'impl=none;scope=[a,b];modules=[]' -> {'impl': 'none', 'scope': ['a','b'], 'modules': []}."""
     out = OD()
@@ -1165,6 +1195,9 @@ def recipe_record(row, model_name, hw_docs):
     d["workload"] = workload
     d["layout"] = layout
     d["features"] = features
+    vision = vision_block(entry, other)
+    if vision:
+        d["vision"] = vision
     if other.get("base"):
         d["base_recipe"] = other["base"]
     if other.get("derived_from"):

@@ -293,3 +293,31 @@ TEST(EstimateCli, EveryFlagIsABatchKey) {
 
 }  // namespace
 }  // namespace rb::cli
+
+namespace rb::cli {
+namespace {
+
+// Seed 000's recipe records its image budget (vision: max_pixels 200704, cap 3712): the estimate
+// runs the vision tower and says on how many patches; twice the budget at MBS 4 is slower and
+// warns that it exceeds the vision CUDA graph's cap.
+TEST(EstimateCli, RecipeImageBudgetRunsTheVisionTower) {
+  EstimateOptions o;
+  o.args.recipe = "qwen35_vl_35b_a3b_pretrain_8gpu_gb300_fp8mx_library_config";
+  const Out seed = run(o, true);
+  ASSERT_EQ(seed.rc, 0) << seed.err;
+  const Json a = Json::parse(seed.out);
+  EXPECT_NE(a["recipe"]["notes"].dump().find("784 patches per image, 3136 per micro batch (the vision CUDA graph computes 3712)"),
+            std::string::npos)
+      << a["recipe"]["notes"].dump();
+  EXPECT_EQ(seed.out.find("RB-VISION-GRAPH-CAP"), std::string::npos);
+  o.args.max_pixels = 401408;
+  const Out big = run(o, true);
+  ASSERT_EQ(big.rc, 0) << big.err;
+  const Json b = Json::parse(big.out);
+  EXPECT_LT(b["tokens_per_s_per_gpu"].get<double>(), a["tokens_per_s_per_gpu"].get<double>());
+  EXPECT_GT(b["memory"]["peak_bytes"].get<double>(), a["memory"]["peak_bytes"].get<double>());
+  EXPECT_NE(big.out.find("RB-VISION-GRAPH-CAP"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rb::cli

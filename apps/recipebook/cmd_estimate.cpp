@@ -77,7 +77,7 @@ Json outcome_json(const Setup& s, const Outcome& o) {
   j["params_active"] = o.params.active;
   j["assumptions"] = s.model.assumptions;  // what a config.json of an unknown model_type left open
   if (!s.recipe.empty())  // the record it started from, what it left open, and its layout as flags
-    j["recipe"] = {{"name", s.recipe}, {"notes", s.notes}, {"flags", flags_text(s.layout)}};
+    j["recipe"] = {{"name", s.recipe}, {"notes", s.notes}, {"flags", flags_text(s.layout, s.workload.image)}};
   j["warnings"] = Json::array();
   j["errors"] = Json::array();
   for (const auto& f : o.findings) j[f.severity == Severity::kError ? "errors" : "warnings"].push_back(finding_json(f));
@@ -146,7 +146,7 @@ void print_outcome(const Setup& s, const Outcome& o, const Context& ctx) {
   if (!s.recipe.empty()) {
     ctx.out << "recipe: " << s.recipe << "\n";
     for (const auto& n : s.notes) ctx.out << "note: " << n << "\n";
-    ctx.out << "as flags: " << flags_text(s.layout) << "\n";
+    ctx.out << "as flags: " << flags_text(s.layout, s.workload.image) << "\n";
   }
   const std::string split = l.first_stage_layers > 0 || l.last_stage_layers > 0
                                 ? fmt::format(" (first/last stage {}/{} layers)", l.first_stage_layers, l.last_stage_layers)

@@ -313,7 +313,7 @@ int run_recommend(const RecommendOptions& opts, const Context& ctx, const Catalo
   } else {
     // Unsized: the recipe's own layout on the user's GPU count, batch and sequence as asked.
     r.resized.layout = rec.layout;
-    r.resized.workload = Workload{r.mode, opts.seq > 0 ? opts.seq : r.setup.seq, opts.gbs > 0 ? opts.gbs : rec.gbs, 16, 0};
+    r.resized.workload = Workload{r.mode, opts.seq > 0 ? opts.seq : r.setup.seq, opts.gbs > 0 ? opts.gbs : rec.gbs, 16, 0, rec.image};
     r.resized.cluster = Cluster{opts.gpus, opts.gpus_per_node};
   }
 

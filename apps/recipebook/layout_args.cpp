@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <limits>
 
@@ -55,6 +56,9 @@ Result<RecipeBase> recipe_base(LayoutArgs& a, const Catalog& catalog, bool json_
   if (a.mode.empty()) a.mode = std::string(mode_name(r.mode));
   if (a.seq == 0) a.seq = b.setup.seq;
   if (a.gbs == 0) a.gbs = r.gbs;
+  if (a.max_pixels == 0) a.max_pixels = r.image.max_pixels;
+  if (a.images_per_sample == 0) a.images_per_sample = r.image.images_per_sample;
+  if (a.vision_graph_patches == 0) a.vision_graph_patches = r.image.graph_max_patches;
   return b;
 }
 
@@ -133,6 +137,7 @@ Result<Setup> resolve_setup(const LayoutArgs& in, const Catalog& catalog, bool j
   s.workload.gbs = a.gbs;
   s.workload.tokens_budget = a.tokens;
   s.workload.lora_rank = a.lora_rank;
+  s.workload.image = {a.max_pixels, std::max(1, a.images_per_sample), a.vision_graph_patches};
   s.cluster.gpus = a.gpus;
   s.cluster.gpus_per_node = a.gpus_per_node;
 
@@ -173,7 +178,7 @@ Result<Setup> resolve_setup(const LayoutArgs& in, const Catalog& catalog, bool j
     l = modelled;
   }
 
-  const std::array<std::optional<Error>, 21> range_errors{
+  const std::array<std::optional<Error>, 24> range_errors{
       in_range<int>("gpus", a.gpus, 1, 1 << 20, json_keys),
       in_range<int>("gpus-per-node", a.gpus_per_node, 0, 1024, json_keys),
       in_range<int64_t>("seq", a.seq, 1, 10'000'000, json_keys, " tokens"),
@@ -195,12 +200,38 @@ Result<Setup> resolve_setup(const LayoutArgs& in, const Catalog& catalog, bool j
       in_range<double>("attention-dropout", l.attention_dropout, 0, 1, json_keys),
       in_range<int>("lora-rank", a.lora_rank, 1, 65'536, json_keys),
       in_range<double>("tokens", a.tokens, 0, 1e18, json_keys),
+      in_range<int64_t>("max-pixels", a.max_pixels, 0, int64_t{1} << 40, json_keys),
+      in_range<int>("images-per-sample", a.images_per_sample, 0, 65'536, json_keys),
+      in_range<int64_t>("vision-graph-patches", a.vision_graph_patches, 0, int64_t{1} << 40, json_keys),
   };
   for (const auto& e : range_errors)
     if (e) return tl::unexpected(*e);
+  // A VLM run's image budget: what the vision tower runs on (estimate/vision.hpp), or why it does not.
+  if (const ImageBudget& img = s.workload.image; img.max_pixels > 0) {
+    const int64_t per_image = vision_patches_per_image(s.model.vision, img.max_pixels);
+    const int64_t per_mb = per_image * l.mbs * img.images_per_sample;
+    if (s.model.vision.layers <= 0)
+      s.notes.push_back("the image budget is ignored: " + s.model.name + " has no vision tower in the catalog");
+    else
+      s.notes.push_back(fmt::format("vision tower on the first stage: {} patches per image, {} per micro batch{}",
+                                    per_image, per_mb,
+                                    img.graph_max_patches > 0
+                                        ? fmt::format(" (the vision CUDA graph computes {})", std::max(per_mb, img.graph_max_patches))
+                                        : ""));
+  }
+
   const int64_t mp = static_cast<int64_t>(l.tp) * l.pp * l.cp;  // each <= gpus: no overflow in 64 bits
   l.dp = a.gpus % mp == 0 ? static_cast<int>(a.gpus / mp) : 0;  // 0: the rules report RB-WORLD-DIVISIBLE
   return s;
+}
+
+std::string flags_text(const Layout& l, const ImageBudget& image) {
+  std::string out = flags_text(l);
+  if (image.max_pixels <= 0) return out;
+  out += fmt::format(" --max-pixels {}", image.max_pixels);
+  if (image.images_per_sample > 1) out += fmt::format(" --images-per-sample {}", image.images_per_sample);
+  if (image.graph_max_patches > 0) out += fmt::format(" --vision-graph-patches {}", image.graph_max_patches);
+  return out;
 }
 
 std::string flags_text(const Layout& l) {
@@ -265,6 +296,9 @@ Result<LayoutArgs> layout_args_from_json(const nlohmann::json& j, const LayoutAr
     else if (key == "gpus_per_node") err = get_int(a.gpus_per_node);
     else if (key == "seq") err = get_int(a.seq);
     else if (key == "gbs") err = get_int(a.gbs);
+    else if (key == "max_pixels") err = get_int(a.max_pixels);
+    else if (key == "images_per_sample") err = get_int(a.images_per_sample);
+    else if (key == "vision_graph_patches") err = get_int(a.vision_graph_patches);
     else if (key == "lora_rank") err = get_int(a.lora_rank);
     else if (key == "headroom") {
       if (v.is_number()) a.headroom = fmt::format("{}", v.get<double>());  // GiB

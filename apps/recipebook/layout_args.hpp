@@ -31,6 +31,10 @@ struct LayoutArgs {
   std::string mode;  // "" = the recipe's, else pretrain
   int64_t seq = 0;   // 0 = the recipe's, else 4096 (search/resize.hpp kDefaultSeq)
   int64_t gbs = 0;
+  // The image budget of a VLM run (core/layout.hpp ImageBudget); 0 = the recipe's, else none / 1 / no graph.
+  int64_t max_pixels = 0;
+  int images_per_sample = 0;
+  int64_t vision_graph_patches = 0;
   // The layout, as `launch` takes it (apply_layout_flags); what is unset keeps the recipe's value,
   // else Layout's default: degrees 1 (ETP: TP for a MoE model), micro batch 1, SP when TP > 1,
   // bf16, no recompute, alltoall, no CUDA graphs, distributed optimizer.
@@ -63,6 +67,9 @@ Result<Setup> resolve_setup(const LayoutArgs& a, const Catalog& catalog, bool js
 // `implied` and `in_force`, core/layout_fields.hpp): "--tp 1 --pp 4 --ep 32 --mbs 2 ... --cuda-graph
 // full_iteration".
 std::string flags_text(const Layout& l);
+// The same, followed by the image budget's flags when there is one (--max-pixels, and
+// --images-per-sample / --vision-graph-patches where they are not the defaults).
+std::string flags_text(const Layout& l, const ImageBudget& image);
 
 // Applies `--headroom` (parse_memory_headroom) to `hw`; the error names `flag_name`.
 std::optional<Error> apply_headroom(const std::string& text, Hardware& hw, const std::string& flag_name = "--headroom");

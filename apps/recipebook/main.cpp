@@ -145,6 +145,9 @@ void add_layout_flags(CLI::App* cmd, rb::cli::LayoutArgs& a) {
   cmd->add_option("--mode", a.mode, "pretrain | sft | peft (default: the recipe's, else pretrain)");
   cmd->add_option("--seq", a.seq, "Sequence length in tokens (default: the recipe's, else 4096)")->check(CLI::PositiveNumber);
   cmd->add_option("--gbs", a.gbs, "Global batch in sequences");
+  cmd->add_option("--max-pixels", a.max_pixels, "VLM image budget: pixels per image (default: the recipe's vision.max_pixels, else no images)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--images-per-sample", a.images_per_sample, "VLM images per sequence (default: the recipe's, else 1)")->check(CLI::PositiveNumber);
+  cmd->add_option("--vision-graph-patches", a.vision_graph_patches, "Patches per micro batch the vision CUDA graph pads to (default: the recipe's vision.cuda_graph_max_patches, else no vision graph)")->check(CLI::NonNegativeNumber);
   cmd->add_option("--tokens", a.tokens, "Token budget, for GPU-hours and days");
   cmd->add_option("--lora-rank", a.lora_rank, "LoRA rank for --mode peft")->capture_default_str();
   cmd->add_option("--headroom", a.headroom, "Memory each GPU must keep free: GiB (2, 512MiB) or a share of its memory (5%); a layout fits when peak <= memory - headroom")->capture_default_str();

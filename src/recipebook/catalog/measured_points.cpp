@@ -60,6 +60,7 @@ std::optional<MeasuredRun> measured_run(const Recipe& rec, const Measurement& m,
   run.work.mode = rec.mode;
   run.work.seq = m.seq > 0 ? m.seq : rec.seq;
   run.work.gbs = m.gbs > 0 ? m.gbs : rec.gbs;
+  run.work.image = rec.image;  // a VLM recipe's recorded image budget (its vision tower's work)
   run.cluster.gpus = gpus;
   run.cluster.gpus_per_node = rec.gpus_per_node;
   l = modelled_layout(model.num_layers(), l);

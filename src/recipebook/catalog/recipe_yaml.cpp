@@ -67,6 +67,15 @@ void read_workload(YamlReader& r, const YNode& doc, Recipe& rec) {
   }
 }
 
+// A VLM recipe's image budget (docs/catalog-format.md "vision"): what the estimator runs the vision
+// tower on. The cap is the patch count the vision CUDA graph was captured for.
+void read_vision(YamlReader& r, const YNode& doc, Recipe& rec) {
+  const YNode* v = r.map(&doc, "vision", "");
+  rec.image.max_pixels = r.int64(v, "max_pixels", "vision", 1).value_or(0);
+  rec.image.images_per_sample = r.int32(v, "images_per_sample", "vision", 1).value_or(1);
+  rec.image.graph_max_patches = r.int64(v, "cuda_graph_max_patches", "vision", 1).value_or(0);
+}
+
 void read_result(YamlReader& r, const YNode& doc, Recipe& rec) {
   const YNode* res = r.map(&doc, "result", "");
   rec.tokens_per_s_per_gpu = r.number(res, "tokens_per_s_per_gpu", "result");
@@ -149,6 +158,7 @@ std::optional<Recipe> recipe_from_yaml(const YNode& doc, const std::string& stem
   rec.extends = r.string(&doc, "extends", "").value_or("");
   rec.source = r.string(&doc, "source", "").value_or("");
   read_workload(r, doc, rec);
+  read_vision(r, doc, rec);
   read_layout(r, doc, gpus, rec);
   read_result(r, doc, rec);
   read_env(r, doc, rec);

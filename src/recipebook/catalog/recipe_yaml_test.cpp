@@ -308,3 +308,29 @@ TEST(RecipeYaml, NotAMap) {
 
 }  // namespace
 }  // namespace rb
+
+namespace rb {
+namespace {
+
+// Seed 000's image budget: the `vision:` block reaches the typed record (Recipe::image), which the
+// estimator runs the vision tower on; a record without one has none.
+TEST(RecipeYaml, VisionBlockIsTheImageBudget) {
+  Diagnostics ds;
+  const auto r = convert(R"(
+schema_version: 1
+model: Qwen3.5-35B-A3B
+gpu: {type: gb300, count: 8, per_node: 4}
+workload: {global_batch: 2048, precision: mxfp8}
+vision: {max_pixels: 200704, images_per_sample: 2, cuda_graph_max_patches: 3712}
+)", ds);
+  ASSERT_TRUE(r) << all(ds);
+  EXPECT_EQ(r->image.max_pixels, 200704);
+  EXPECT_EQ(r->image.images_per_sample, 2);
+  EXPECT_EQ(r->image.graph_max_patches, 3712);
+  const auto text = convert(kSeed002, ds);
+  ASSERT_TRUE(text) << all(ds);
+  EXPECT_EQ(text->image, ImageBudget{});
+}
+
+}  // namespace
+}  // namespace rb

@@ -161,12 +161,24 @@ inline std::string_view mode_name(Mode m) {
   return "pretrain";
 }
 
+// The image budget of a vision-language run: the recipe's `vision:` block, or estimate's
+// --max-pixels / --images-per-sample / --vision-graph-patches (docs/model.md "Vision tower").
+// max_pixels 0: no images (a text model, or a VLM trained on text); the vision tower is not run.
+struct ImageBudget {
+  int64_t max_pixels = 0;         // per image (Qwen-VL dataset.task_encoder.max_pixels)
+  int images_per_sample = 1;      // images per row (sequence)
+  int64_t graph_max_patches = 0;  // Bridge max_vision_cuda_graph_seq_length: the vision CUDA graph pads
+                                  // every micro batch to this many patches; 0 = no vision graph
+  friend bool operator==(const ImageBudget&, const ImageBudget&) = default;
+};
+
 struct Workload {
   Mode mode = Mode::kPretrain;
   int64_t seq = 4096;  // tokens per sequence (row)
   int64_t gbs = 0;     // global batch, sequences per step
   int lora_rank = 16;  // for kPeft
   double tokens_budget = 0;  // tokens to train, for GPU-hours and days; 0 = not asked
+  ImageBudget image;         // vision-language runs only
 };
 
 // The cluster a layout runs on.

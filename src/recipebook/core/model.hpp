@@ -97,6 +97,9 @@ struct MoeDims {
   int64_t latent = 0;
 };
 
+// The vision tower of a vision-language model (Hugging Face vision_config): a ViT over patch x patch
+// pixel squares (temporal_patch frames deep), whose spatial_merge x spatial_merge neighbours the
+// merger folds into one language-model token of width out_hidden.
 struct VisionDims {
   int layers = 0;  // 0 = text-only model
   int hidden = 0;
@@ -107,6 +110,20 @@ struct VisionDims {
   int spatial_merge = 0;
   int out_hidden = 0;
 };
+
+// Patches of one still image at most, at an image budget of `max_pixels` pixels: Qwen-VL's
+// smart_resize (transformers image_processing_qwen2_vl.py) rounds height and width to multiples of
+// patch x merge with height x width <= max_pixels, and a still image is one temporal patch (its
+// frame repeated temporal_patch times), so at most floor(max_pixels / (patch merge)^2) merge units
+// of merge^2 patches each. A tower without the IR's patch size is taken at 16 (Qwen3-VL / Qwen3.5).
+// 0 without a budget.
+inline int64_t vision_patches_per_image(const VisionDims& v, int64_t max_pixels) {
+  if (max_pixels <= 0) return 0;
+  const int64_t patch = v.patch > 0 ? v.patch : 16;
+  const int64_t merge = v.spatial_merge > 0 ? v.spatial_merge : 1;
+  const int64_t unit = patch * merge;
+  return max_pixels / (unit * unit) * merge * merge;
+}
 
 struct Model {
   std::string name;    // catalog name, e.g. "Qwen3-30B-A3B"

@@ -80,6 +80,7 @@ struct Recipe {
   bool cuda_graph_whole_layer = false;
   int64_t seq = 0;
   int64_t gbs = 0;
+  ImageBudget image;  // the `vision:` block of a VLM recipe (max_pixels 0 = none recorded)
   bool precision_known = false;
 
   std::optional<double> tokens_per_s_per_gpu;  // result.tokens_per_s_per_gpu

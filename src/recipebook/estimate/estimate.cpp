@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "recipebook/estimate/params.hpp"
+#include "recipebook/estimate/vision.hpp"
 
 namespace rb {
 
@@ -89,6 +90,7 @@ Inputs step_inputs(const PreparedModel& pm, const Hardware& hw, const Workload& 
   in.lora_rank = work.lora_rank;
   in.microbatches = microbatches;
   in.gpus_per_node = gpus_per_node;
+  in.image = work.image;
   return in;
 }
 
@@ -198,7 +200,10 @@ void finish_estimate(Estimate& e, const PreparedModel& pm, const Hardware& hw, c
     return;
   }
   e.tokens_per_s_per_gpu = e.tokens_per_step / e.step_time_s / world;
-  e.model_flops_per_token = prepared_flops_per_token(pm, work.seq, layout.tp, work.mode);
+  // A VLM run's tower counts as Megatron-Bridge counts it (estimate/vision.hpp vision_model_flops).
+  const double vision_flops = vision_model_flops(pm.model.vision, vision_work(pm.model.vision, work.image, layout.mbs));
+  e.model_flops_per_token = prepared_flops_per_token(pm, work.seq, layout.tp, work.mode) +
+                            vision_flops / (static_cast<double>(layout.mbs) * static_cast<double>(work.seq));
   e.model_tflops_per_gpu = e.model_flops_per_token * e.tokens_per_s_per_gpu / 1e12;
   e.mfu = e.model_flops_per_token * e.tokens_per_s_per_gpu / hw.peak_flops_per_s(layout.precision);
   e.mfu_bf16 = e.model_flops_per_token * e.tokens_per_s_per_gpu / hw.bf16_flops_per_s;

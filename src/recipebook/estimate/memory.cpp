@@ -6,6 +6,7 @@
 
 #include "recipebook/core/units.hpp"
 #include "recipebook/estimate/params.hpp"
+#include "recipebook/estimate/vision.hpp"
 
 namespace rb {
 namespace {
@@ -202,10 +203,13 @@ MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const Stage
   const LayerSums& mtp = mtp_here ? pm.mtp : none;
   const double final_norm = last ? h : 0.0;
   const double ep_shard = static_cast<double>(l.ep) * std::max(1, l.etp);
+  // A VLM run's vision tower sits on the first stage, in BF16 like the embedding (estimate/vision.hpp).
+  const VisionWork vision = first ? vision_work(pm.model.vision, in.image, l.mbs) : VisionWork{};
+  const double vision_local = vision.active() ? vision_params_on_rank(pm.model.vision, l) : 0.0;
   const double gemm_local = (sums.p_sharded + mtp.p_sharded) / tp + (sums.p_expert + mtp.p_expert) / ep_shard;
-  const double other_local = (emb + head) / tp + sums.p_replicated + mtp.p_replicated + final_norm;
+  const double other_local = (emb + head) / tp + sums.p_replicated + mtp.p_replicated + final_norm + vision_local;
   const double dense_local = (sums.p_sharded + mtp.p_sharded + emb + head) / tp + sums.p_replicated +
-                             mtp.p_replicated + final_norm;
+                             mtp.p_replicated + final_norm + vision_local;
   const double expert_local = (sums.p_expert + mtp.p_expert) / ep_shard;
   mb.params_on_rank = dense_local + expert_local;
 
@@ -300,6 +304,8 @@ MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const Stage
   mb.activations_bytes = (stored - offloaded) / l.vp * chunks + working + std::min(reload_buffers, mb.host_activations_bytes);
   // MTP: its layers' activations and its own logits where it sits (Megatron-Core mtp_standalone).
   if (mtp_here) mb.activations_bytes += tokens * act_per_token(pm.mtp, keep, l);
+  // The vision tower's, for the micro batches in flight on the first model chunk.
+  if (vision.active()) mb.activations_bytes += vision_activation_bytes(pm.model.vision, vision, l) * chunks / l.vp;
   const int heads = (last ? 1 : 0) + (mtp_here ? pm.model.mtp_layers : 0);
   mb.logits_bytes = tokens * head_logit_bytes(l, heads) * vpad / tp;
 

@@ -117,6 +117,7 @@ struct MemoryInputs {
   int lora_rank = 16;
   int microbatches = 1;  // per pipeline per step: gbs / (mbs dp)
   int gpus_per_node = 0;  // Cluster::gpus_per_node (0 = the hardware's), for the host-memory check
+  ImageBudget image;  // Workload::image: the vision tower's work on the first stage (estimate/vision.hpp)
 };
 
 // Bytes per logit (token x padded vocab / TP) the loss holds at its peak (docs/model.md "Memory"):

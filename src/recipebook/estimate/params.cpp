@@ -1,5 +1,7 @@
 #include "recipebook/estimate/params.hpp"
 
+#include "recipebook/estimate/vision.hpp"
+
 namespace rb {
 namespace {
 
@@ -187,30 +189,6 @@ int64_t mtp_block_params(const Model& m) {
   return 3 * norm_params(m, h) + 2 * h * h + layer_params(m, mtp_layer_spec(m)).total();
 }
 
-namespace {
-
-// Vision tower, Qwen-VL style ViT (patch embed conv3d with bias, pre-norm blocks with LayerNorm and
-// biases, fused qkv, GELU MLP) plus the patch merger (LayerNorm, two linear layers over
-// merge^2 x hidden). Without a spatial merge (SigLIP in Gemma 3): a post-norm and one projection
-// with its RMSNorm. Learned position tables are not counted (the IR has no image size).
-int64_t vision_params(const VisionDims& v) {
-  if (v.layers <= 0) return 0;
-  const int64_t hv = v.hidden;
-  const int64_t t = v.temporal_patch > 0 ? v.temporal_patch : 1;
-  int64_t n = 3 * t * int64_t{v.patch} * v.patch * hv + hv;
-  const int64_t block = 4 * hv + (hv * 3 * hv + 3 * hv) + (hv * hv + hv) + (hv * v.ffn + v.ffn) + (int64_t{v.ffn} * hv + hv);
-  n += int64_t{v.layers} * block;
-  if (v.spatial_merge > 0) {
-    const int64_t mh = hv * v.spatial_merge * v.spatial_merge;
-    n += 2 * hv + (mh * mh + mh) + (mh * v.out_hidden + v.out_hidden);
-  } else {
-    n += 2 * hv + hv * v.out_hidden + hv;
-  }
-  return n;
-}
-
-}  // namespace
-
 ParamCounts count_params(const Model& m) {
   ParamCounts c;
   const int64_t h = m.hidden;
@@ -240,7 +218,7 @@ ParamCounts count_params(const Model& m) {
             c.dense_ffn + c.router + c.routed_experts + c.shared_experts;
   c.active += m.vocab * h;  // the LM head (the embedding matrix when tied) is used by every token
   c.mtp = m.mtp_layers * mtp_block_params(m);
-  c.vision = vision_params(m.vision);
+  c.vision = vision_param_counts(m.vision).total;  // estimate/vision.hpp
   return c;
 }
 

@@ -8,6 +8,7 @@
 #include "recipebook/estimate/muon.hpp"
 #include "recipebook/estimate/params.hpp"
 #include "recipebook/estimate/routing.hpp"
+#include "recipebook/estimate/vision.hpp"
 
 namespace rb {
 namespace {
@@ -308,6 +309,19 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, double last, double m
   return t;
 }
 
+// A VLM run's vision tower on the first stage, with the decoder's constants (estimate/vision.hpp).
+void add_vision(RankTime& t, const StepTerms& x) {
+  const TimeInputs& in = *x.in;
+  const VisionDims& v = in.model->model.vision;
+  const VisionWork w = vision_work(v, in.image, x.l->mbs);
+  if (!w.active()) return;
+  const VisionTimeModel tm{x.passes, kAttnPasses, kMemTrafficFwd, kMemTrafficBwd, kLaunchPerLayerS,
+                           in.image.graph_max_patches > 0 ? kGraphLaunchFactor : 1.0};
+  const VisionTime vt = vision_time(v, w, *in.hw, *x.l, tm, x.comm ? &x.links : nullptr, x.comm ? &x.groups.tp : nullptr);
+  t.gemm += vt.gemm, t.attn += vt.attn, t.mem += vt.mem, t.recompute += vt.recompute, t.tp += vt.tp;
+  t.overhead += vt.overhead;
+}
+
 }  // namespace
 
 TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& plan) {
@@ -340,7 +354,8 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
     if (mtp_here) accumulate(s, pm.mtp);
     recompute_fraction = layers > 0 ? recompute_fraction / layers : 0.0;
 
-    const RankTime t = rank_time(x, s, last ? 1.0 : 0.0, mtp_here ? 1.0 : 0.0, layers, recompute_fraction);
+    RankTime t = rank_time(x, s, last ? 1.0 : 0.0, mtp_here ? 1.0 : 0.0, layers, recompute_fraction);
+    if (plan.embedding_on(r)) add_vision(t, x);
     const double total = t.total();
     if (total > worst_total) {
       worst_total = total;
@@ -408,7 +423,8 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
   // Muon's Newton-Schulz iterations run as BF16 GEMMs (muon_fp32_matmul_prec "medium").
   if (muon) out.optimizer_s += muon_rank_flops(pm.muon, l) / (x.peak_bf16 * hw.eff(Precision::kBf16).gemm);
   {
-    MemoryInputs mi{in.model, in.hw, in.mode, in.seq, in.lora_rank, in.microbatches, in.gpus_per_node};
+    MemoryInputs mi{in.model, in.hw, in.mode, in.seq, in.lora_rank, in.microbatches, in.gpus_per_node,
+                    CrossEntropy::kTe, 0.0, in.image};
     const double act_bytes_mb = offloaded_activation_bytes(mi, l, plan, out.bottleneck_stage);
     const OffloadTime ot = offload_time(hw, l, in.gpus_per_node, local_state, act_bytes_mb, worst_total);
     const double stall = ot.activation_exposed_per_microbatch_s;

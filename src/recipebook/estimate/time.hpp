@@ -80,6 +80,7 @@ struct TimeInputs {
   int lora_rank = 16;
   int microbatches = 1;
   int gpus_per_node = 0;  // Cluster::gpus_per_node (0 = the hardware's)
+  ImageBudget image;  // Workload::image: the vision tower's work on the first stage (estimate/vision.hpp)
 };
 
 TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& plan);

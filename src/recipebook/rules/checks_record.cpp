@@ -70,24 +70,39 @@ bool check_vlm_no_images(const RuleContext& ctx, Finding* out) {
 }
 
 // Seed 000: the vision CUDA graph was captured for a patch count per micro batch; a larger image
-// budget (or MBS) exceeds it and stops training with an error.
+// budget (or MBS) exceeds it and stops training with an error (Megatron-Bridge
+// modelling_qwen3_vl/vision_model.py _maybe_pad_vision_sequence_for_cuda_graph: "Vision input
+// sequence length ... exceeds max_vision_cuda_graph_seq_length"). The budget is the workload's
+// (estimate --max-pixels / --vision-graph-patches, or the recipe's `vision:` block through it), else
+// the record's facts; patches per image as the estimator counts them (core/model.hpp
+// vision_patches_per_image: Qwen-VL's smart_resize rounding to patch x merge).
 bool check_vision_graph_cap(const RuleContext& ctx, Finding* out) {
-  const VisionFacts& v = ctx.facts.vision;
-  if (v.cuda_graph_max_patches <= 0 || v.max_pixels <= 0) return false;
-  const int64_t patch = ctx.model().vision.patch > 0 ? ctx.model().vision.patch : 16;
-  const int64_t per_image = (v.max_pixels + patch * patch - 1) / (patch * patch);
-  const int64_t images = static_cast<int64_t>(ctx.layout.mbs) * (v.images_per_sample > 0 ? v.images_per_sample : 1);
+  const ImageBudget& w = ctx.workload.image;
+  const VisionFacts& f = ctx.facts.vision;
+  const bool from_workload = w.max_pixels > 0 && w.graph_max_patches > 0;
+  const int64_t max_pixels = from_workload ? w.max_pixels : f.max_pixels;
+  const int64_t cap = from_workload ? w.graph_max_patches : f.cuda_graph_max_patches;
+  const int per_sample = from_workload ? w.images_per_sample : f.images_per_sample;
+  if (cap <= 0 || max_pixels <= 0) return false;
+  const VisionDims& vd = ctx.model().vision;
+  const int64_t per_image = vision_patches_per_image(vd, max_pixels);
+  const int64_t images = static_cast<int64_t>(ctx.layout.mbs) * (per_sample > 0 ? per_sample : 1);
   const int64_t patches = per_image * images;
-  if (patches <= v.cuda_graph_max_patches) return false;
+  if (patches <= cap) return false;
   if (out == nullptr) return true;
-  const int64_t max_pixels = v.cuda_graph_max_patches / images * patch * patch;
+  // The largest budget within the cap at this MBS: whole merge units of (patch x merge)^2 pixels.
+  const int64_t patch = vd.patch > 0 ? vd.patch : 16;
+  const int64_t merge = vd.spatial_merge > 0 ? vd.spatial_merge : 1;
+  const int64_t unit_pixels = patch * patch * merge * merge;
+  const int64_t fit_pixels = cap / images / (merge * merge) * unit_pixels;
   return report(out,
-                "image budget max_pixels " + str(v.max_pixels) + " gives up to " + str(per_image) +
-                    " patches per image (patch " + str(patch) + (ctx.model().vision.patch > 0 ? "" : ", assumed") +
-                    "), " + str(patches) + " per micro batch at MBS " + str(ctx.layout.mbs) +
-                    ", above the vision CUDA-graph cap of " + str(v.cuda_graph_max_patches) +
-                    " patches: a full batch stops training with an error",
-                "keep max_pixels <= " + str(max_pixels) + " at this MBS, or re-measure cuda_graph_max_patches",
+                "image budget max_pixels " + str(max_pixels) + " gives up to " + str(per_image) +
+                    " patches per image (patch " + str(patch) + (vd.patch > 0 ? "" : ", assumed") + ", merge " +
+                    str(merge) + "), " + str(patches) + " per micro batch at MBS " + str(ctx.layout.mbs) +
+                    ", above the vision CUDA-graph cap of " + str(cap) +
+                    " patches: a micro batch of full-size images stops training with an error",
+                "keep max_pixels <= " + str(fit_pixels) + " at this MBS, lower the MBS, or re-measure "
+                    "cuda_graph_max_patches (max_vision_cuda_graph_seq_length) for this budget",
                 "vision.max_pixels", "vision.cuda_graph_max_patches");
 }
 

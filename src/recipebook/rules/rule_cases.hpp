@@ -42,6 +42,10 @@ class In {
   In& seq(int64_t v) { in_.workload.seq = v; return *this; }
   In& gbs(int64_t v) { in_.workload.gbs = v; return *this; }
   In& mode(Mode m) { in_.workload.mode = m; return *this; }
+  In& image(int64_t max_pixels, int64_t graph_max_patches) {
+    in_.workload.image = {max_pixels, 1, graph_max_patches};
+    return *this;
+  }
   In& precision(Precision p) { in_.layout.precision = p; return *this; }
   In& recompute(Recompute r, uint32_t modules = 0, int layers = 1) {
     in_.layout.recompute = r;

@@ -291,6 +291,17 @@ void add_feature_cases(std::vector<RuleCase>& v) {
         f.vision.cuda_graph_max_patches = 3712;
       }).done(),
       "seed 000's budget");
+  // The budget as estimate takes it (--max-pixels, --vision-graph-patches), without record facts.
+  add("RB-VISION-GRAPH-CAP", kBad, seed000(qwen35_35b_a3b(), gb300()).image(401408, 3712).done(),
+      "twice the measured budget, from the workload");
+  // smart_resize rounds each side to a multiple of patch x merge (32): 238,000 pixels give at most
+  // 232 merge units (928 patches) per image, 3,712 at MBS 4: exactly the cap, not above it.
+  add("RB-VISION-GRAPH-CAP", kOk,
+      seed000(qwen35_35b_a3b(), gb300()).with([](RecordFacts& f) {
+        f.vision.max_pixels = 238000;
+        f.vision.cuda_graph_max_patches = 3712;
+      }).done(),
+      "a budget whose rounded images fill the cap exactly");
 
   add("RB-ENV-AT-IMPORT", kBad,
       seed000(qwen35_35b_a3b(), gb300()).with([](RecordFacts& f) {
