@@ -762,8 +762,77 @@ def read_model_configs(path=MODEL_CONFIGS_TSV):
     return out
 
 
+MODEL_NUMERICS_TSV = os.path.join(os.path.dirname(os.path.abspath(__file__)), "model_numerics.tsv")
+NUMERICS_TOP = ("rope_theta", "rotary_percent", "norm_eps", "attention_dropout", "hidden_dropout")
+NUMERICS_SUB = {
+    "rope_scaling": ("type", "factor", "low_freq_factor", "high_freq_factor", "original_max_position", "beta_fast",
+                     "beta_slow", "mscale", "mscale_all_dim", "truncate"),
+    "router": ("score", "expert_bias", "topk_scaling", "groups", "group_topk", "norm_topk"),
+}
+
+
+def _numerics_value(text):
+    if text in ("true", "false"):
+        return text == "true"
+    if re.fullmatch(r"-?[0-9]+", text):
+        return int(text)
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def read_model_numerics(path=MODEL_NUMERICS_TSV):
+    """scripts/model_numerics.tsv: architecture.numerics of the models.csv models (rotary base and
+    scaling, norm epsilon, dropout, router scoring), each row with the config.json it was read from.
+    Columns: model, values ("key=value; ..."), source. A key left out is not known."""
+    out = OD()
+    if not os.path.exists(path):
+        return out
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line.strip() or line.startswith("#"):
+                continue
+            cols = line.split("\t")
+            if len(cols) != 3:
+                raise SystemExit("%s:%d: expected 3 tab-separated columns (model, values, source)" % (path, n))
+            name, values, source = (c.strip() for c in cols)
+            if name in out:
+                raise SystemExit("%s:%d: %s is listed twice" % (path, n, name))
+            if not source:
+                raise SystemExit("%s:%d: %s has no source" % (path, n, name))
+            num = OD()
+            for pair in (p.strip() for p in values.split(";")):
+                if not pair:
+                    continue
+                key, _, val = pair.partition("=")
+                key, val = key.strip(), val.strip()
+                if key == "rope_scaling" and val == "none":
+                    num["rope_scaling"] = "none"
+                elif "." in key:
+                    group, sub = key.split(".", 1)
+                    if sub not in NUMERICS_SUB.get(group, ()):
+                        raise SystemExit("%s:%d: unknown key %r" % (path, n, key))
+                    num.setdefault(group, OD())[sub] = _numerics_value(val)
+                elif key in NUMERICS_TOP:
+                    num[key] = _numerics_value(val)
+                else:
+                    raise SystemExit("%s:%d: unknown key %r" % (path, n, key))
+            for k in ("rope_theta", "rotary_percent", "norm_eps", "attention_dropout", "hidden_dropout"):
+                if isinstance(num.get(k), int):
+                    num[k] = float(num[k]) if k != "rope_theta" else num[k]
+            num["source"] = source
+            out[name] = num
+    return out
+
+
 def model_docs(models_rows):
     docs = OD()
+    numerics = read_model_numerics()
+    unknown = sorted(set(numerics) - set(r["name"] for r in models_rows))
+    if unknown:
+        raise SystemExit("scripts/model_numerics.tsv names models that are not models.csv rows: %s" % ", ".join(unknown))
     for row in models_rows:
         name = row["name"]
         x = ARCH_EXTRA.get(name, {})
@@ -812,6 +881,8 @@ def model_docs(models_rows):
             if experts:
                 layers["first_dense"] = int(row["first_dense_layers"] or 0)
         arch["layers"] = layers
+        if name in numerics:
+            arch["numerics"] = numerics[name]
         if x.get("mtp"):
             arch["mtp_layers"] = x["mtp"]
         if "vision" in x:

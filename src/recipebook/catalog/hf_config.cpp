@@ -334,6 +334,7 @@ Result<Model> model_from_hf_config_text(std::string_view text, const std::string
     HfReader tr(text_cfg != nullptr ? *text_cfg : j, file, text_type,
                 text_cfg != nullptr ? "text_config." : "");
     (fam != nullptr ? fam->read : read_by_parts)(tr, m);
+    read_numerics(tr, m);
     refuse_unread_shaping_fields(tr);
     if (tr.failed()) return reader_error(tr, text);
     // tie_word_embeddings may sit at the top of a VL config instead of inside text_config.

@@ -119,6 +119,9 @@ void apply_qwen_moe_layers(HfReader& r, Model& m);
 // By parts (hf_config_parts.cpp): any model_type whose fields are all understood (gemma2, phi3,
 // olmoe, mamba, falcon_mamba, jamba, and unknown types, which get Model::assumptions).
 void read_by_parts(HfReader& r, Model& m);
+// After any reader (hf_config_numerics.cpp): rope, norm epsilon, dropout and router scoring into
+// m.numerics; a field the file lacks stays unknown.
+void read_numerics(HfReader& r, Model& m);
 // After any reader: a field no reader read whose name says it shapes the model is an error naming it.
 void refuse_unread_shaping_fields(HfReader& r);
 void read_qwen_vision(HfReader& v, Model& m);                         // qwen3_5 vision_config

@@ -77,6 +77,53 @@ void read_sections(YamlReader& r, const YNode* arch, Model& m) {
   }
 }
 
+// architecture.numerics (catalog/schema/model.schema.yaml): each value as the model's config.json
+// gives it; one not written stays unknown (core/model.hpp Numerics).
+void read_numerics(YamlReader& r, const YNode* arch, Model& m) {
+  const std::string p = "architecture.numerics";
+  const YNode* s = r.map(arch, "numerics", "architecture");
+  if (s == nullptr) return;
+  Numerics& n = m.numerics;
+  n.rope_theta = r.number(s, "rope_theta", p);
+  n.rotary_percent = r.number(s, "rotary_percent", p);
+  n.norm_eps = r.number(s, "norm_eps", p);
+  n.attention_dropout = r.number(s, "attention_dropout", p);
+  n.hidden_dropout = r.number(s, "hidden_dropout", p);
+  n.source = r.string(s, "source", p).value_or("");
+  if (const YNode* rs = s->get("rope_scaling"); rs != nullptr && !rs->is_null()) {
+    if (rs->is_scalar() && rs->text == "none") {
+      n.rope_scaling = RopeScalingKind::kNone;
+    } else if (const YNode* o = r.map(s, "rope_scaling", p)) {
+      const std::string q = p + ".rope_scaling";
+      n.rope_scaling_name = r.string(o, "type", q).value_or("");
+      n.rope_scaling = n.rope_scaling_name == "llama3" ? RopeScalingKind::kLlama3
+                       : n.rope_scaling_name == "yarn" ? RopeScalingKind::kYarn
+                       : n.rope_scaling_name == "linear" ? RopeScalingKind::kLinear
+                                                          : RopeScalingKind::kOther;
+      n.rope_factor = r.number(o, "factor", q);
+      n.rope_low_freq_factor = r.number(o, "low_freq_factor", q);
+      n.rope_high_freq_factor = r.number(o, "high_freq_factor", q);
+      n.rope_original_max_position = r.int32(o, "original_max_position", q, 1);
+      n.yarn_beta_fast = r.number(o, "beta_fast", q);
+      n.yarn_beta_slow = r.number(o, "beta_slow", q);
+      n.yarn_mscale = r.number(o, "mscale", q);
+      n.yarn_mscale_all_dim = r.number(o, "mscale_all_dim", q);
+      n.yarn_truncate = r.boolean(o, "truncate", q);
+    }
+  }
+  if (const YNode* o = r.map(s, "router", p)) {
+    const std::string q = p + ".router";
+    n.router_score = r.string(o, "score", q).value_or("");
+    if (!n.router_score.empty() && n.router_score != "softmax" && n.router_score != "sigmoid")
+      r.error(*o->get("score"), "`" + q + ".score` is '" + n.router_score + "'; allowed: softmax, sigmoid");
+    n.router_expert_bias = r.boolean(o, "expert_bias", q);
+    n.router_topk_scaling = r.number(o, "topk_scaling", q);
+    n.router_groups = r.int32(o, "groups", q, 1);
+    n.router_group_topk = r.int32(o, "group_topk", q, 1);
+    n.router_norm_topk = r.boolean(o, "norm_topk", q);
+  }
+}
+
 // A layer kind the pattern uses must have its dimensions.
 void check_layer_dims(YamlReader& r, const YNode& at, const Model& m, const YNode* arch) {
   bool used[5] = {false, false, false, false, false};
@@ -305,6 +352,7 @@ std::optional<Model> model_from_yaml(const YNode& doc, Diagnostics& diags) {
   if (attn == nullptr && arch->get("mla") == nullptr && arch->get("mamba") == nullptr)
     r.error(*arch, "`architecture` needs `attention` (or `mla`)");
   read_sections(r, arch, m);
+  read_numerics(r, arch, m);
   read_layers(r, arch, m);
   check_layer_dims(r, *arch, m, arch);
   if (r.failed()) return std::nullopt;

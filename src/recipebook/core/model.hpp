@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -125,6 +126,47 @@ inline int64_t vision_patches_per_image(const VisionDims& v, int64_t max_pixels)
   return max_pixels / (unit * unit) * merge * merge;
 }
 
+// The rotary scaling a config.json's rope_scaling (or rope_parameters) names. kUnknown: the source
+// did not say; kNone: it says there is none (rope_scaling null or rope_type "default").
+enum class RopeScalingKind { kUnknown, kNone, kLinear, kLlama3, kYarn, kOther };
+
+// The values that set what a model computes without changing its size: a launch has to pass them,
+// since the frameworks' defaults differ (Megatron-LM: rotary base 10000, no rope scaling, norm
+// epsilon 1e-5, dropout 0.1, softmax router). Each is "not known" by default (nullopt, kUnknown):
+// a writer passes only what the source gave and says which it did not know, never a guess.
+struct Numerics {
+  std::optional<double> rope_theta;             // config.json rope_theta
+  std::optional<double> rotary_percent;         // partial_rotary_factor (1 = every channel rotates)
+  RopeScalingKind rope_scaling = RopeScalingKind::kUnknown;
+  std::string rope_scaling_name;                // the name as written, for kOther ("longrope", "dynamic")
+  std::optional<double> rope_factor;            // rope_scaling.factor
+  std::optional<double> rope_low_freq_factor;   // llama3
+  std::optional<double> rope_high_freq_factor;  // llama3
+  std::optional<int> rope_original_max_position;  // llama3 / yarn original_max_position_embeddings
+  std::optional<double> yarn_beta_fast;
+  std::optional<double> yarn_beta_slow;
+  std::optional<double> yarn_mscale;
+  std::optional<double> yarn_mscale_all_dim;
+  std::optional<bool> yarn_truncate;            // HF `truncate` (gpt-oss: false); HF's default is true
+  std::optional<double> norm_eps;               // rms_norm_eps / layer_norm_epsilon / norm_eps
+  std::optional<double> attention_dropout;      // attention_dropout / attn_pdrop
+  std::optional<double> hidden_dropout;         // hidden_dropout / resid_pdrop
+  // MoE router.
+  std::string router_score;                     // "" = not known; "softmax" or "sigmoid" (scoring_func)
+  std::optional<bool> router_expert_bias;       // aux-loss-free expert bias (topk_method noaux_tc)
+  std::optional<double> router_topk_scaling;    // routed_scaling_factor
+  std::optional<int> router_groups;             // n_group (group-limited routing)
+  std::optional<int> router_group_topk;         // topk_group
+  std::optional<bool> router_norm_topk;         // norm_topk_prob: top-k weights renormalised to sum 1
+  std::string source;                           // where the values come from
+
+  [[nodiscard]] bool any() const {
+    return rope_theta || rotary_percent || rope_scaling != RopeScalingKind::kUnknown || norm_eps ||
+           attention_dropout || hidden_dropout || !router_score.empty() || router_expert_bias ||
+           router_topk_scaling || router_groups || router_group_topk || router_norm_topk;
+  }
+};
+
 struct Model {
   std::string name;    // catalog name, e.g. "Qwen3-30B-A3B"
   std::string hf_id;   // e.g. "Qwen/Qwen3-30B-A3B"
@@ -155,6 +197,7 @@ struct Model {
 
   std::vector<LayerSpec> layers;  // the decoder stack, in order
   int mtp_layers = 0;             // multi-token-prediction layers (DeepSeek-V3, GLM-4.5, Qwen3.5)
+  Numerics numerics;              // rotary base and scaling, norm epsilon, dropout, router scoring
 
   // What the loader assumed because the source did not say (a config.json of an unknown model_type
   // read by its fields); shown with the estimate.

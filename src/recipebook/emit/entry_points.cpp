@@ -163,6 +163,8 @@ constexpr auto kTokenizer = std::to_array<std::string_view>(
      "GPTSentencePieceTokenizer", "HuggingFaceTokenizer", "Llama2Tokenizer", "TikTokenizer", "MultimodalTokenizer",
      "NullTokenizer", "NullMultimodalTokenizer", "SFTTokenizer"});
 constexpr auto kCrossEntropyImpl = std::to_array<std::string_view>({"native", "te"});
+constexpr auto kRopeType = std::to_array<std::string_view>({"rope", "yarn"});
+constexpr auto kRouterScore = std::to_array<std::string_view>({"softmax", "sigmoid", "sqrtsoftplus"});
 constexpr auto kDecay = std::to_array<std::string_view>({"constant", "linear", "cosine", "inverse-square-root", "WSD"});
 
 constexpr auto kPretrainGptArgs = std::to_array<EntryArg>({
@@ -182,6 +184,19 @@ constexpr auto kPretrainGptArgs = std::to_array<EntryArg>({
     A{"--num-experts", "", V::kInt}, A{"--moe-router-topk", "", V::kInt}, A{"--moe-ffn-hidden-size", "", V::kInt},
     A{"--moe-shared-expert-intermediate-size", "", V::kInt}, A{"--moe-layer-freq", "", V::kText},
     A{"--moe-grouped-gemm", "", V::kNone},
+    // numerics: rotary base and scaling (_add_network_size_args, _add_mla_args, --rope-type and
+    // --no-rope-fusion from _add_training_args), norm epsilon, dropout and router scoring
+    // (TransformerConfig layernorm_epsilon, attention_dropout, hidden_dropout, moe_router_*)
+    A{"--rotary-base", "", V::kInt}, A{"--rotary-percent", "", V::kFloat}, A{"--use-rope-scaling", "", V::kNone},
+    A{"--rope-scaling-factor", "", V::kFloat}, A{"--rotary-seq-len-interpolation-factor", "", V::kInt},
+    A{"--rotary-scaling-factor", "", V::kFloat}, A{"--mscale", "", V::kFloat}, A{"--mscale-all-dim", "", V::kFloat},
+    A{"--yarn-original-max-position-embeddings", "", V::kInt}, A{"--yarn-beta-fast", "", V::kFloat},
+    A{"--yarn-beta-slow", "", V::kFloat}, A{"--no-yarn-correction-range-round-to-int", "", V::kNone},
+    A{"--rope-type", "", V::kChoice, kRopeType}, A{"--no-rope-fusion", "", V::kNone},
+    A{"--norm-epsilon", "", V::kFloat}, A{"--attention-dropout", "", V::kFloat}, A{"--hidden-dropout", "", V::kFloat},
+    A{"--moe-router-score-function", "", V::kChoice, kRouterScore}, A{"--moe-router-enable-expert-bias", "", V::kNone},
+    A{"--moe-router-topk-scaling-factor", "", V::kFloat}, A{"--moe-router-num-groups", "", V::kInt},
+    A{"--moe-router-group-topk", "", V::kInt}, A{"--moe-router-pre-softmax", "", V::kNone},
     // layout
     A{"--tensor-model-parallel-size", "", V::kInt}, A{"--pipeline-model-parallel-size", "", V::kInt},
     A{"--num-virtual-stages-per-pipeline-rank", "", V::kInt},

@@ -6,12 +6,14 @@
 // check_megatron_entry and the tests check.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 
 #include "recipebook/core/layout_fields.hpp"
 #include "recipebook/emit/entry_points.hpp"
 #include "recipebook/emit/launch.hpp"
 #include "recipebook/emit/launch_script.hpp"
+#include "recipebook/rules/gpu_arch.hpp"
 
 namespace rb {
 namespace {
@@ -146,7 +148,9 @@ Result<std::vector<std::string>> megatron_model_args(const LaunchSpec& spec) {
   }
   if (m.attn.sinks) add(out, "--softmax-type", "learnable");
   add(out, "--max-position-embeddings", std::max<int64_t>(m.max_position, spec.seq));
-  add(out, "--position-embedding-type", m.learned_position_embedding ? "learned_absolute" : "rope");
+  const MegatronNumerics numerics = megatron_numerics(m);
+  add(out, "--position-embedding-type", numerics.position_type);
+  out.insert(out.end(), numerics.args.begin(), numerics.args.end());
   add(out, "--normalization", m.norm == NormKind::kRms ? "RMSNorm" : "LayerNorm");
   if (m.activation == Activation::kSwiglu) add(out, "--swiglu");
   if (m.activation == Activation::kSquaredRelu) add(out, "--squared-relu");
@@ -190,7 +194,11 @@ std::vector<std::string> megatron_args(const LaunchSpec& spec) {
     add_field(out, "ep", l);
     add_field(out, "etp", l);
   }
-  for (std::string_view f : {"sp", "mbs"}) add_field(out, f, l);
+  // validate_args (arguments.py, "Disabling sequence parallelism because tensor model parallelism
+  // is disabled") turns SP off at TP 1: it is not written there.
+  const bool sp = l.sp && l.tp > 1;
+  if (sp) add_field(out, "sp", l);
+  add_field(out, "mbs", l);
   add(out, "--global-batch-size", spec.gbs);
   add(out, "--seq-length", spec.seq);
   add(out, "--train-iters", spec.train_iters > 0 ? spec.train_iters : 100);
@@ -278,16 +286,21 @@ std::vector<std::string> megatron_args(const LaunchSpec& spec) {
     add(out, "--optimizer-offload-fraction", fmt::format("{:g}", l.optimizer_offload_fraction));
     add(out, "--overlap-cpu-optimizer-d2h-h2d");
   }
-  for (std::string_view f : {"grad_reduce_in_fp32", "tp_comm_overlap"}) add_field(out, f, l);
+  add_field(out, "grad_reduce_in_fp32", l);
+  // validate_args asserts --tp-comm-overlap only with sequence parallelism, which it has just turned
+  // off at TP 1; Megatron-Bridge drops the overlap itself at TP < 2 or without SP (training/
+  // comm_overlap.py _get_model_comm_overlap_cfgs), so a recipe's setting is kept only where it runs.
+  if (l.tp_comm_overlap && sp) add_field(out, "tp_comm_overlap", l);
   // The loss: Megatron-LM refuses --cross-entropy-loss-fusion with the te implementation
   // (arguments.py, "disabled due to stability issues"), so only the native fused one is written; TE's
-  // (the default) is left to Megatron-LM's default, the unfused loss. Dropout where it is set.
+  // (the default) is left to Megatron-LM's default, the unfused loss.
   if (l.cross_entropy_loss_fusion && l.cross_entropy_fusion_impl == CrossEntropyImpl::kNative) {
     add_field(out, "cross_entropy_loss_fusion", l);
     add_field(out, "cross_entropy_fusion_impl", l);
   }
-  for (std::string_view f : {"hidden_dropout", "attention_dropout"})
-    if (l.*layout_field(f).number_member > 0) add_field(out, f, l);
+  // Dropout is the layout's (the estimate's; 0 as Bridge's recipes run), always written: Megatron-LM's
+  // own default is 0.1.
+  for (std::string_view f : {"hidden_dropout", "attention_dropout"}) add_field(out, f, l);
   if (spec.dataset.empty() || spec.dataset == "mock") {
     add(out, "--mock-data");
     add(out, "--tokenizer-type", "NullTokenizer");
@@ -326,9 +339,20 @@ Result<void> check_megatron_entry(const LaunchSpec& spec) {
   return check_entry_words(pretrain_gpt_entry(), megatron_args(own), true);
 }
 
+void add_megatron_env(LaunchSpec& spec) {
+  // validate_args: TP or CP > 1 with get_device_arch_version() < 10 asserts CUDA_DEVICE_MAX_CONNECTIONS
+  // is "1", unless Megatron-FSDP or the EP A2A overlap is on (then it only warns).
+  const Layout& l = spec.layout;
+  const GpuArch arch = gpu_arch_from_name(spec.gpu);
+  if ((l.tp > 1 || l.cp > 1) && !l.fsdp && !l.ep_a2a_overlap && (arch == GpuArch::kAmpere || arch == GpuArch::kHopper) &&
+      std::none_of(spec.env.begin(), spec.env.end(), [](const auto& kv) { return kv.first == "CUDA_DEVICE_MAX_CONNECTIONS"; }))
+    spec.env.emplace_back("CUDA_DEVICE_MAX_CONNECTIONS", "1");
+}
+
 Result<std::string> render_megatron(const LaunchSpec& spec) {
   LaunchSpec s = spec;
   s.framework = Framework::kMegatronLm;
+  add_megatron_env(s);
   if (auto ok = check_entry(s); !ok) return tl::unexpected(ok.error());
   return render_shell_script(s, {"torchrun"}, "megatron-lm");
 }

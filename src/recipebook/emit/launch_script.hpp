@@ -41,8 +41,22 @@ void append_header(std::string& out, const LaunchSpec& spec, std::string_view ta
 void append_env(std::string& out, const LaunchSpec& spec);  // the `export` block, or nothing
 // NAME=( one flag and its values per line ).
 void append_args_array(std::string& out, std::string_view name, const std::vector<std::string>& args);
-// MODEL_ARGS=() with the reason, for a Megatron-LM model whose shape flags recipebook cannot write.
+// MODEL_ARGS=() with the reason, for a Megatron-LM model whose shape flags recipebook cannot write;
+// else the comment naming the model's numerics that the arguments do not carry (megatron_numerics).
 void append_model_args_note(std::string& out, const LaunchSpec& spec);
+
+// The model's numerics as pretrain_gpt.py arguments (launch_megatron_numerics.cpp): `args` for what
+// the source gave and the flags can say, `notes` for each value not known or not expressible (the
+// script's comment), `position_type` for --position-embedding-type (yarn for a non-MLA YaRN model).
+struct MegatronNumerics {
+  std::vector<std::string> args;
+  std::vector<std::string> notes;
+  std::string position_type;
+};
+MegatronNumerics megatron_numerics(const Model& m);
+// The environment pretrain_gpt.py asserts on, added to spec.env when absent: CUDA_DEVICE_MAX_CONNECTIONS=1
+// for TP or CP > 1 before Blackwell (launch_megatron.cpp).
+void add_megatron_env(LaunchSpec& spec);
 
 // A one-node-at-a-time bash script: env, rendezvous, TRAIN_ARGS, then `<launcher> <rendezvous>
 // "${TRAIN_ARGS[@]}"` (or the probe).

@@ -231,7 +231,15 @@ void append_args_array(std::string& out, std::string_view name, const std::vecto
 void append_model_args_note(std::string& out, const LaunchSpec& spec) {
   if (spec.framework != Framework::kMegatronLm) return;
   auto model_args = megatron_model_args(spec);
-  if (model_args) return;
+  if (model_args) {
+    const auto notes = megatron_numerics(*spec.model_ir).notes;
+    if (notes.empty()) return;
+    out += fmt::format("\n# Numerics of {} that TRAIN_ARGS does not set (the source did not give them, or\n"
+                       "# pretrain_gpt.py has no flag for them):\n",
+                       spec.model_ir->name);
+    for (const auto& n : notes) out += "#   - " + n + "\n";
+    return;
+  }
   out += fmt::format("\n# The model's shape arguments: {}.\n# Fill them in here before running.\nMODEL_ARGS=()\n",
                      model_args.error().message);
 }

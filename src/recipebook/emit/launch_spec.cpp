@@ -12,6 +12,7 @@
 #include "recipebook/catalog/yaml_tree.hpp"
 #include "recipebook/core/strings.hpp"
 #include "recipebook/emit/atomic_file.hpp"
+#include "recipebook/emit/launch_script.hpp"
 #include "recipebook/rules/check_layout.hpp"
 
 namespace rb {
@@ -216,6 +217,7 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
     }
   }
   if (forced) spec.framework = *forced;
+  if (spec.framework == Framework::kMegatronLm) add_megatron_env(spec);
 
   // The draft extends the Bridge recipe the launch starts from, when that is safe.
   spec.base_recipe = spec.source_recipe;  // a recipe file is not in the catalog: its Bridge recipe is

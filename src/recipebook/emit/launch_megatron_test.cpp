@@ -1,0 +1,151 @@
+// The Megatron-LM writer (launch_megatron.cpp, launch_megatron_numerics.cpp): the command is one
+// pretrain_gpt.py accepts at TP 1, and it carries the model's numerics, saying which it could not.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "recipebook/catalog/catalog.hpp"
+#include "recipebook/emit/entry_points.hpp"
+#include "recipebook/emit/launch.hpp"
+#include "recipebook/emit/launch_spec.hpp"
+#include "recipebook/emit/launch_test_util.hpp"
+
+namespace rb {
+namespace {
+
+using Words = std::vector<std::string>;
+
+bool has(const Words& w, const std::string& flag) { return std::find(w.begin(), w.end(), flag) != w.end(); }
+// The word after `flag`, or "" when the flag is absent.
+std::string value(const Words& w, const std::string& flag) {
+  auto it = std::find(w.begin(), w.end(), flag);
+  return it == w.end() || it + 1 == w.end() ? std::string() : *(it + 1);
+}
+
+LaunchSpec megatron_spec(Model m) {
+  LaunchSpec s = test::sample_spec();
+  s.framework = Framework::kMegatronLm;
+  s.model = m.name;
+  s.model_ir = std::move(m);
+  return s;
+}
+
+const Catalog& catalog() {
+  static const Catalog c = *Catalog::load();
+  return c;
+}
+
+LaunchSpec recipe_spec(const std::string& recipe) {
+  SpecRequest req;
+  req.source = recipe;
+  req.framework = "megatron-lm";
+  std::vector<std::string> notes;
+  auto s = build_launch_spec(req, catalog(), notes);
+  EXPECT_TRUE(s) << recipe << ": " << (s ? "" : s.error().str());
+  return s ? *s : LaunchSpec{};
+}
+
+// Megatron-LM validate_args turns SP off at TP 1 and then asserts --tp-comm-overlap on SP: a TP 1
+// layout with TP overlap (a Qwen3-30B-A3B recipe's) must write neither.
+TEST(LaunchMegatron, NoSequenceParallelOrTpOverlapAtTp1) {
+  LaunchSpec s = megatron_spec(test::moe_model());
+  s.layout.tp = 1;
+  s.layout.pp = 1;
+  s.layout.vp = 1;
+  s.layout.ep = 8;
+  s.layout.dp = 16;
+  s.layout.sp = true;
+  s.layout.tp_comm_overlap = true;
+  const Words w = megatron_args(s);
+  EXPECT_FALSE(has(w, "--tp-comm-overlap"));
+  EXPECT_FALSE(has(w, "--sequence-parallel"));
+  s.layout.tp = 2;  // at TP 2 with SP both are kept
+  s.layout.dp = 8;
+  const Words w2 = megatron_args(s);
+  EXPECT_TRUE(has(w2, "--tp-comm-overlap"));
+  EXPECT_TRUE(has(w2, "--sequence-parallel"));
+  s.layout.sp = false;  // TP overlap without SP is dropped, as Megatron-Bridge drops it
+  EXPECT_FALSE(has(megatron_args(s), "--tp-comm-overlap"));
+}
+
+TEST(LaunchMegatron, LlamaRotaryBaseAndEpsilon) {
+  const Words w = megatron_args(recipe_spec("llama3_8b_pretrain_8gpu_h100_bf16_config"));
+  EXPECT_EQ(value(w, "--rotary-base"), "500000");
+  EXPECT_EQ(value(w, "--norm-epsilon"), "1e-05");
+  EXPECT_EQ(value(w, "--attention-dropout"), "0");
+  EXPECT_FALSE(has(w, "--use-rope-scaling"));  // Llama-3 has none
+}
+
+TEST(LaunchMegatron, DeepSeekV3RouterAndYarn) {
+  const LaunchSpec s = recipe_spec("deepseek_v3_pretrain_256gpu_gb300_fp8mx_config");
+  const Words w = megatron_args(s);
+  EXPECT_EQ(value(w, "--rotary-base"), "10000");
+  EXPECT_EQ(value(w, "--rope-type"), "yarn");
+  EXPECT_EQ(value(w, "--rotary-scaling-factor"), "40");
+  EXPECT_EQ(value(w, "--mscale"), "1");
+  EXPECT_EQ(value(w, "--mscale-all-dim"), "1");
+  EXPECT_EQ(value(w, "--norm-epsilon"), "1e-06");
+  EXPECT_EQ(value(w, "--moe-router-score-function"), "sigmoid");
+  EXPECT_TRUE(has(w, "--moe-router-enable-expert-bias"));
+  EXPECT_EQ(value(w, "--moe-router-topk-scaling-factor"), "2.5");
+  EXPECT_EQ(value(w, "--moe-router-num-groups"), "8");
+  EXPECT_EQ(value(w, "--moe-router-group-topk"), "4");
+  EXPECT_EQ(value(w, "--position-embedding-type"), "rope");  // MLA keeps rope (YaRN is its rope_type)
+  auto ok = check_entry_words(pretrain_gpt_entry(), w, true);
+  EXPECT_TRUE(ok) << ok.error().str();
+}
+
+TEST(LaunchMegatron, QwenMoeEpsilonAndRouter) {
+  const Words w = megatron_args(recipe_spec("qwen3_30b_a3b_pretrain_8gpu_b200_bf16_config"));
+  EXPECT_EQ(value(w, "--rotary-base"), "1000000");
+  EXPECT_EQ(value(w, "--norm-epsilon"), "1e-06");
+  EXPECT_EQ(value(w, "--moe-router-score-function"), "softmax");
+  EXPECT_FALSE(has(w, "--moe-router-pre-softmax"));  // norm_topk_prob true: softmax after top-k
+}
+
+// What the flags cannot carry or the source did not give is named in the script, never guessed.
+TEST(LaunchMegatron, UnknownAndInexpressibleNumericsAreNamed) {
+  Model m = test::dense_model();  // no numerics known
+  auto script = render_megatron(megatron_spec(m));
+  ASSERT_TRUE(script) << script.error().str();
+  EXPECT_NE(script->find("rotary base not known: Megatron-LM's 10000 applies"), std::string::npos) << *script;
+  EXPECT_NE(script->find("norm epsilon not known"), std::string::npos);
+  EXPECT_EQ(script->find("--rotary-base"), std::string::npos);
+
+  m.numerics.rope_theta = 500000;
+  m.numerics.rope_scaling = RopeScalingKind::kLlama3;  // Llama-3.2: factor 32
+  m.numerics.rope_factor = 32;
+  m.numerics.rope_low_freq_factor = 1;
+  m.numerics.rope_high_freq_factor = 4;
+  m.numerics.rope_original_max_position = 8192;
+  script = render_megatron(megatron_spec(m));
+  ASSERT_TRUE(script) << script.error().str();
+  EXPECT_EQ(script->find("--use-rope-scaling"), std::string::npos);
+  EXPECT_NE(script->find("llama3 rope scaling (factor 32"), std::string::npos) << *script;
+  m.numerics.rope_factor = 8;  // Llama-3.1: what pretrain_gpt.py applies
+  const Words w = megatron_args(megatron_spec(m));
+  EXPECT_TRUE(has(w, "--use-rope-scaling"));
+  EXPECT_EQ(value(w, "--rope-scaling-factor"), "8");
+}
+
+TEST(LaunchMegatron, YarnWithoutMlaUsesTheYarnPositionType) {
+  Model m = test::dense_model();
+  m.numerics.rope_theta = 150000;
+  m.numerics.rope_scaling = RopeScalingKind::kYarn;
+  m.numerics.rope_factor = 32;
+  m.numerics.rope_original_max_position = 4096;
+  m.numerics.yarn_beta_fast = 32;
+  m.numerics.yarn_beta_slow = 1;
+  m.numerics.yarn_truncate = false;
+  const Words w = megatron_args(megatron_spec(m));
+  EXPECT_EQ(value(w, "--position-embedding-type"), "yarn");
+  EXPECT_EQ(value(w, "--rotary-scaling-factor"), "32");
+  EXPECT_EQ(value(w, "--yarn-original-max-position-embeddings"), "4096");
+  EXPECT_TRUE(has(w, "--no-yarn-correction-range-round-to-int"));
+  EXPECT_FALSE(has(w, "--rope-type"));
+  auto ok = check_entry_words(pretrain_gpt_entry(), w, true);
+  EXPECT_TRUE(ok) << ok.error().str();
+}
+
+}  // namespace
+}  // namespace rb
