@@ -424,7 +424,7 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
   if (muon) out.optimizer_s += muon_rank_flops(pm.muon, l) / (x.peak_bf16 * hw.eff(Precision::kBf16).gemm);
   {
     MemoryInputs mi{in.model, in.hw, in.mode, in.seq, in.lora_rank, in.microbatches, in.gpus_per_node,
-                    CrossEntropy::kTe, 0.0, in.image};
+                    in.image};
     const double act_bytes_mb = offloaded_activation_bytes(mi, l, plan, out.bottleneck_stage);
     const OffloadTime ot = offload_time(hw, l, in.gpus_per_node, local_state, act_bytes_mb, worst_total);
     const double stall = ot.activation_exposed_per_microbatch_s;
