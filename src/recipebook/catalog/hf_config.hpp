@@ -3,8 +3,9 @@
 //   llama, mistral, mixtral, qwen2, qwen3, qwen3_moe, qwen3_next, qwen3_5, qwen3_5_moe (and their
 //   *_text forms), deepseek_v2, deepseek_v3, kimi_k2, glm4_moe, gpt_oss, gemma3, gemma3_text,
 //   nemotron_h, gpt2, gpt_neox;
-// gemma2, phi3, olmoe, mamba, falcon_mamba, jamba and any other type are read by their parts
-// (hf_config_parts.cpp), an unknown type with Model::assumptions. Every result passes the
+// gemma2, phi3, olmoe, mamba, falcon_mamba, jamba and any other type (step3p5, glm_moe_dsa, ...) are
+// read by their parts (hf_config_parts.cpp, hf_config_parts_attention.cpp), an unknown type with
+// Model::assumptions. Every result passes the
 // architecture checks and size bounds of model_limits.hpp first.
 // Field names follow each architecture's transformers configuration class (configuration_<type>.py);
 // hf_config.cpp cites the public config.json copies the mapping was checked against.

@@ -1,5 +1,7 @@
 // Naming and placing a config.json field in an error: which key holds an architecture value (the
-// families spell them differently), and where in the text that key is.
+// families spell them differently), and where in the text that key is; and the refusal of a field
+// that shapes the model and that no reader read.
+#include <string_view>
 #include <vector>
 
 #include "recipebook/catalog/hf_config_internal.hpp"
@@ -46,7 +48,8 @@ std::vector<const char*> candidates(ArchKey k) {
     case ArchKey::kMaxPosition: return {"max_position_embeddings", "n_positions"};
     case ArchKey::kMtpLayers: return {"num_nextn_predict_layers", "mtp_num_hidden_layers"};
     case ArchKey::kHeads: return {"num_attention_heads", "n_head"};
-    case ArchKey::kKvHeads: return {"num_key_value_heads", "num_kv_heads", "num_attention_heads"};
+    case ArchKey::kKvHeads:
+      return {"num_key_value_heads", "num_kv_heads", "num_attention_groups", "num_attention_heads"};
     case ArchKey::kHeadDim: return {"head_dim", "attention_head_dim", "kv_channels", "hidden_size"};
     case ArchKey::kVHeadDim: return {"v_head_dim", "head_dim"};
     case ArchKey::kWindow: return {"sliding_window"};
@@ -71,7 +74,8 @@ std::vector<const char*> candidates(ArchKey k) {
     case ArchKey::kMoeFfn: return {"moe_intermediate_size", "intermediate_size"};
     case ArchKey::kSharedExperts: return {"n_shared_experts"};
     case ArchKey::kSharedFfn:
-      return {"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size", "n_shared_experts"};
+      return {"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size", "share_expert_dim",
+              "n_shared_experts"};
     case ArchKey::kMoeLatent: return {"moe_latent_size"};
     case ArchKey::kVisionLayers: return {"depth", "num_hidden_layers"};
     case ArchKey::kVisionHidden: return {"hidden_size"};
@@ -117,6 +121,73 @@ ArchNamer hf_arch_namer(const HfReader& r, const nlohmann::json& top) {
         if (auto it = obj->find(key); it != obj->end() && !it->is_null()) return pre + key;
     return pre + keys.front();
   };
+}
+
+// A field no reader read whose name says it shapes the model is refused, named: sizing without it
+// would be silently wrong. Settings that change no weight (routing, dropout, rope, kernels,
+// activations of a part) have no such word in their names, or are listed as harmless.
+void refuse_unread_shaping_fields(HfReader& r) {
+  static constexpr std::string_view kShaping[] = {
+      "expert",   "moe",       "mamba",           "ssm",         "lora",      "linear_", "layer_types", "block_type",
+      "pattern",  "hybrid",    "cross_attention", "encoder",     "sparse",    "shared",  "window",      "kv_heads",
+      "head_dim", "num_heads", "state_size",      "conv_kernel", "recurrent", "rwkv",    "nextn",       "intermediate",
+      "ffn",      "_layers",   "n_layer",         "n_head",      "num_local",
+  };
+  static constexpr std::string_view kHarmless[] = {
+      "use_mamba_kernels",
+      "mamba_chunk_size",
+      "mamba_hidden_act",
+      "mamba_dt_min",
+      "mamba_dt_max",
+      "mamba_dt_limit",
+      "mamba_dt_init_floor",
+      "mamba_step_rank",
+      "output_router_logits",
+      "max_window_layers",
+      "num_logits_to_keep",
+      "cache_implementation",
+      "moe_router_topk_scaling_factor",
+      "moe_aux_loss_coeff",
+      "mamba_ssm_cache_dtype",      // the dtype of the inference SSM cache (Nemotron-H)
+      "mamba_ssm_dtype",            // the same for the GDN state (Qwen3.5 / Qwen3.8 text_config)
+      "moe_shared_expert_overlap",  // Megatron's shared-expert communication overlap (a schedule)
+      // Step-3.5 (Step3p5MoEMLP, Step3p5DecoderLayer): routing settings, the router's selection-only
+      // bias (like DeepSeek's e_score_correction_bias, not a weight the estimator counts), SwiGLU
+      // clamps, and which layers apply RoPE.
+      "moe_router_activation",
+      "moe_router_scaling_factor",
+      "use_moe_router_bias",
+      "norm_expert_weight",
+      "swiglu_limits",
+      "swiglu_limits_shared",
+      "use_rope_layers",
+  };
+  // An unread field at false, 0 or empty turns its part off, so it shapes nothing: transformers'
+  // PretrainedConfig writes its defaults out (add_cross_attention false, is_encoder_decoder false,
+  // tie_encoder_decoder false) into every sub-config.
+  const auto off = [](const nlohmann::json& v) {
+    return v.is_null() || (v.is_boolean() && !v.get<bool>()) || (v.is_number() && v.get<double>() == 0.0) ||
+           ((v.is_array() || v.is_object() || v.is_string()) && v.empty());
+  };
+  const nlohmann::json& j = r.json();
+  if (r.failed() || !j.is_object()) return;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& k = it.key();
+    if (off(*it) || r.read_keys().count(k) > 0 || k == "text_config" || k == "vision_config") continue;
+    bool harmless = false;
+    for (auto h : kHarmless) harmless = harmless || k == h;
+    if (harmless) continue;
+    for (auto word : kShaping) {
+      if (k.find(word) == std::string::npos) continue;
+      return r.fail_at(k.c_str(),
+                       "config.json field `" + r.prefix() + k +
+                           "` changes the architecture and "
+                           "recipebook does not understand it (model_type " +
+                           r.model_type() + ")",
+                       "describe the model in a catalog YAML (docs/catalog-format.md), or remove the field "
+                       "if it does not apply");
+    }
+  }
 }
 
 }  // namespace rb

@@ -60,9 +60,13 @@ Activation activation_of(const std::string& act, HfReader& r, bool gated) {
 }
 
 // layer_types as written ("full_attention", "sliding_attention", "linear_attention"), else nullopt.
-// A list whose length is not num_hidden_layers is an error.
-std::optional<std::vector<std::string>> layer_types(HfReader& r, int layers) {
+// A list of num_hidden_layers + `mtp_layers` entries names the MTP layers' types after the decoder's
+// (Step-3.5-Flash: 45 + 3; Megatron-Bridge configuration_step35.py _split_mtp_layer_types): the
+// decoder's are kept. Any other length is an error.
+std::optional<std::vector<std::string>> layer_types(HfReader& r, int layers, int mtp_layers) {
   auto types = r.opt_str_list("layer_types");
+  if (types && mtp_layers > 0 && static_cast<int64_t>(types->size()) == int64_t{layers} + mtp_layers)
+    types->resize(static_cast<size_t>(layers));
   if (types && static_cast<int>(types->size()) != layers) {
     r.fail_with("`" + r.prefix() + "layer_types` has " + std::to_string(types->size()) +
                 " entries but num_hidden_layers is " + std::to_string(layers));

@@ -109,20 +109,23 @@ ArchNamer hf_arch_namer(const HfReader& r, const nlohmann::json& top);
 
 // Shared by the readers (hf_config_families.cpp). `gated`: the MLP has gate and up projections, so
 // silu is SwiGLU and gelu GeGLU. layer_types as written, or nullopt; a list whose length is not
-// `layers` is an error. apply_layer_types: full_attention, sliding_attention (with `window`),
-// linear_attention (GDN). apply_qwen_moe_layers: decoder_sparse_step and mlp_only_layers.
+// `layers` (or `layers` + `mtp_layers`, the MTP layers' types last) is an error. apply_layer_types:
+// full_attention, sliding_attention (with `window`), linear_attention (GDN). apply_qwen_moe_layers:
+// decoder_sparse_step and mlp_only_layers.
 Activation activation_of(const std::string& act, HfReader& r, bool gated);
-std::optional<std::vector<std::string>> layer_types(HfReader& r, int layers);
+std::optional<std::vector<std::string>> layer_types(HfReader& r, int layers, int mtp_layers = 0);
 void apply_layer_types(HfReader& r, const std::vector<std::string>& types, int window, Model& m);
 void apply_qwen_moe_layers(HfReader& r, Model& m);
 
-// By parts (hf_config_parts.cpp): any model_type whose fields are all understood (gemma2, phi3,
-// olmoe, mamba, falcon_mamba, jamba, and unknown types, which get Model::assumptions).
+// By parts (hf_config_parts.cpp, hf_config_parts_attention.cpp): any model_type whose fields are all
+// understood (gemma2, phi3, olmoe, mamba, falcon_mamba, jamba, and unknown types, which get
+// Model::assumptions).
 void read_by_parts(HfReader& r, Model& m);
 // After any reader (hf_config_numerics.cpp): rope, norm epsilon, dropout and router scoring into
 // m.numerics; a field the file lacks stays unknown.
 void read_numerics(HfReader& r, Model& m);
-// After any reader: a field no reader read whose name says it shapes the model is an error naming it.
+// After any reader (hf_config_check.cpp): a field no reader read whose name says it shapes the model
+// is an error naming it.
 void refuse_unread_shaping_fields(HfReader& r);
 void read_qwen_vision(HfReader& v, Model& m);                         // qwen3_5 vision_config
 void read_siglip_vision(HfReader& v, const HfReader& top, Model& m);  // gemma3 vision_config

@@ -46,6 +46,9 @@ struct AttentionDims {
   int head_dim = 0;    // query/key channels per head (kv_channels)
   int v_head_dim = 0;  // value channels per head; 0 = head_dim
   bool output_gate = false;  // gated attention: q_proj doubled to produce a sigmoid gate (Qwen3-Next/3.5)
+  // A sigmoid gate per head on the attention output: g_proj hidden -> heads (Step-3.5 use_head_wise_attn_gate;
+  // Megatron-Bridge fuses its rows into linear_qkv).
+  bool head_gate = false;
   bool qkv_bias = false;
   bool out_bias = false;
   bool qk_norm = false;
@@ -58,6 +61,13 @@ struct MlaDims {
   int qk_nope_dim = 0;
   int qk_rope_dim = 0;
   int v_dim = 0;
+  // The DSA lightning indexer of each MLA layer (DeepSeek-V3.2, GLM-5: index_n_heads, index_head_dim,
+  // index_topk): wq_b (query latent -> heads x head_dim), wk (hidden -> head_dim) with a LayerNorm,
+  // weights_proj (hidden -> heads); it scores the earlier tokens and keeps `index_topk` for the
+  // attention. 0 heads = none.
+  int index_heads = 0;
+  int index_head_dim = 0;
+  int index_topk = 0;
 };
 
 struct GdnDims {
@@ -189,6 +199,9 @@ struct Model {
   int max_position = 0;
 
   AttentionDims attn;
+  // The shape of the sliding-window attention layers where it differs from `attn` (Step-3.5
+  // attention_other_setting: 96 heads on its sliding layers, 64 on the full ones); heads 0 = the same.
+  AttentionDims sliding_attn;
   MlaDims mla;
   GdnDims gdn;
   MambaDims mamba;
@@ -198,6 +211,9 @@ struct Model {
   std::vector<LayerSpec> layers;  // the decoder stack, in order
   int mtp_layers = 0;             // multi-token-prediction layers (DeepSeek-V3, GLM-4.5, Qwen3.5)
   Numerics numerics;              // rotary base and scaling, norm epsilon, dropout, router scoring
+  // The MTP layers hold a dense MLP although the last decoder layer is MoE (Step-3.5: its
+  // moe_layers_enum lists none of them); false = the MTP layers' FFN is the last layer's.
+  bool mtp_dense = false;
 
   // What the loader assumed because the source did not say (a config.json of an unknown model_type
   // read by its fields); shown with the estimate.
@@ -220,5 +236,10 @@ struct Model {
     return n;
   }
 };
+
+// The attention shape of one layer: `sliding_attn` on a sliding-window layer when the model gives one.
+inline const AttentionDims& attention_of(const Model& m, const LayerSpec& l) {
+  return l.window > 0 && m.sliding_attn.heads > 0 ? m.sliding_attn : m.attn;
+}
 
 }  // namespace rb

@@ -75,6 +75,7 @@ InvalidReason check_layout(const PreparedModel& pm, const Workload& w, const Clu
     return InvalidReason::kExperts;
   }
   if (m.attn.heads > 0 && m.attn.heads % l.tp != 0) return InvalidReason::kHeads;
+  if (m.sliding_attn.heads > 0 && m.sliding_attn.heads % l.tp != 0) return InvalidReason::kHeads;
   return InvalidReason::kNone;
 }
 

@@ -41,10 +41,13 @@ LayerFlops layer_forward_flops(const Model& m, const LayerSpec& spec, double seq
       // flop_utils.py transformer_flops, "MHA or GQA": proj_per_layer = h (q + k + v + gate) + q h;
       // core = q x (causal context) x 2 (QK^T and AV); all x 2 (FMA). The hybrid path's
       // attn_layer_flops = 4 b s h p (h + h g / a + s / 2) is the same without the gate.
-      const double q = d(m.attn.heads) * m.attn.head_dim;
-      const double kv = d(m.attn.kv_heads) * m.attn.head_dim;
-      const double gate = (m.attn.output_gate && !hybrid) ? q : 0.0;
-      f.gemm = 2.0 * (h * (q + 2.0 * kv + gate) + q * h);
+      // A per-head gate (Step-3.5 g_proj) adds h x heads, fused into linear_qkv like the output gate.
+      const auto& a = attention_of(m, spec);
+      const double q = d(a.heads) * a.head_dim;
+      const double kv = d(a.kv_heads) * a.head_dim;
+      const double gate = (a.output_gate && !hybrid) ? q : 0.0;
+      const double head_gate = a.head_gate ? d(a.heads) : 0.0;
+      f.gemm = 2.0 * (h * (q + 2.0 * kv + gate + head_gate) + q * h);
       // Causal context per token: core_seq / 2; sliding window W < s: the exact average
       // W - W (W - 1) / (2 s) (flop_utils.py `swa_context`; not in the hybrid path).
       const double w = spec.window;
@@ -63,6 +66,15 @@ LayerFlops layer_forward_flops(const Model& m, const LayerSpec& spec, double seq
       f.gemm = 2.0 * (q_term + a.kv_lora_rank * (h + heads * (d(a.qk_nope_dim) + a.v_dim) + 1.0) +
                       h * a.qk_rope_dim + heads * a.v_dim * h);
       f.core_attn = 2.0 * (core_seq * heads * qk / 2.0 + core_seq * heads * a.v_dim / 2.0);
+      // The DSA indexer: its three projections, and its scores (q . k per indexer head, then the
+      // per-head weights) over the causal context. The MLA core above stays dense: the FLOPs the
+      // top-k selection saves beyond index_topk tokens are not subtracted.
+      if (a.index_heads > 0) {
+        const double ih = a.index_heads;
+        const double q_in = a.q_lora_rank > 0 ? a.q_lora_rank : h;
+        f.gemm += 2.0 * (q_in * ih * a.index_head_dim + h * a.index_head_dim + h * ih);
+        f.core_attn += 2.0 * ih * (a.index_head_dim + 1.0) * core_seq / 2.0;
+      }
       break;
     }
     case MixerKind::kGdn: {
@@ -110,7 +122,7 @@ LayerSpec mtp_flops_spec(const Model& m, int k) {
   const size_t n = m.layers.size();
   LayerSpec s = m.layers[(n + static_cast<size_t>(k)) % n];
   // MoE or dense "to match the last layer" (training.py: num_moe_layers += last_layer_is_moe x mtp).
-  s.ffn = m.layers.back().ffn == FfnKind::kMoe ? FfnKind::kMoe : FfnKind::kDense;
+  s.ffn = m.layers.back().ffn == FfnKind::kMoe && !m.mtp_dense ? FfnKind::kMoe : FfnKind::kDense;
   if (uses_hybrid_path(m)) s = mtp_layer_spec(m);
   return s;
 }

@@ -20,8 +20,7 @@ struct Part {
 
 int64_t norm_params(const Model& m, int64_t dim) { return m.norm == NormKind::kLayer ? 2 * dim : dim; }
 
-Part attention_part(const Model& m) {
-  const auto& a = m.attn;
+Part attention_part(const Model& m, const AttentionDims& a) {
   const int64_t h = m.hidden;
   const int64_t v_hd = a.v_head_dim > 0 ? a.v_head_dim : a.head_dim;
   const int64_t q_out = int64_t{a.heads} * a.head_dim * (a.output_gate ? 2 : 1);  // gate doubles q_proj
@@ -30,6 +29,7 @@ Part attention_part(const Model& m) {
   const int64_t o_in = int64_t{a.heads} * v_hd;
   Part p;
   p.matrices = h * (q_out + k_out + v_out) + o_in * h;
+  if (a.head_gate) p.matrices += h * a.heads;  // g_proj: one gate logit per head
   if (a.qkv_bias) p.sharded_1d += q_out + k_out + v_out;
   if (a.sinks) p.sharded_1d += a.heads;  // one learned sink logit per head (gpt-oss)
   if (a.out_bias) p.replicated += h;
@@ -56,6 +56,13 @@ Part mla_part(const Model& m) {
   p.replicated += d.kv_lora_rank;
   p.matrices += int64_t{d.kv_lora_rank} * heads * (int64_t{d.qk_nope_dim} + d.v_dim);
   p.matrices += heads * d.v_dim * h;
+  // The DSA indexer (transformers GlmMoeDsaIndexer / DeepseekV32 Indexer): wq_b from the query latent
+  // (the hidden state without one), wk, weights_proj, and k_norm's weight and bias.
+  if (d.index_heads > 0) {
+    const int64_t q_in = d.q_lora_rank > 0 ? d.q_lora_rank : h;
+    p.matrices += q_in * d.index_heads * d.index_head_dim + h * d.index_head_dim + h * d.index_heads;
+    p.replicated += 2 * int64_t{d.index_head_dim};
+  }
   return p;
 }
 
@@ -114,9 +121,9 @@ Part mamba1_part(const Model& m) {
 int64_t ffn_matrices(const Model& m, int64_t ffn, int64_t in) { return (is_gated(m.activation) ? 3 : 2) * in * ffn; }
 int64_t ffn_biases(const Model& m, int64_t ffn, int64_t in) { return (is_gated(m.activation) ? 2 * ffn : ffn) + in; }
 
-Part mixer_part(const Model& m, MixerKind k) {
-  switch (k) {
-    case MixerKind::kAttention: return attention_part(m);
+Part mixer_part(const Model& m, const LayerSpec& spec) {
+  switch (spec.mixer) {
+    case MixerKind::kAttention: return attention_part(m, attention_of(m, spec));
     case MixerKind::kMla: return mla_part(m);
     case MixerKind::kGdn: return gdn_part(m);
     case MixerKind::kMamba2: return mamba_part(m);
@@ -130,7 +137,7 @@ Part mixer_part(const Model& m, MixerKind k) {
 LayerParams layer_params(const Model& m, const LayerSpec& spec) {
   LayerParams lp;
   const int64_t h = m.hidden;
-  const Part mix = mixer_part(m, spec.mixer);
+  const Part mix = mixer_part(m, spec);
   lp.mixer = mix.matrices + mix.replicated_matrices + mix.sharded_1d + mix.replicated;
   lp.mixer_matrices = mix.matrices + mix.replicated_matrices;
   lp.tp_sharded += mix.matrices + mix.sharded_1d;
@@ -179,6 +186,7 @@ LayerSpec mtp_layer_spec(const Model& m) {
   s.window = 0;
   s.ffn = m.layers.empty() ? FfnKind::kDense : m.layers.back().ffn;
   if (s.ffn == FfnKind::kNone) s.ffn = m.is_moe() ? FfnKind::kMoe : FfnKind::kDense;
+  if (m.mtp_dense) s.ffn = FfnKind::kDense;
   return s;
 }
 
@@ -229,10 +237,10 @@ int64_t lora_params(const Model& m, int rank) {
   for (const LayerSpec& spec : m.layers) {
     switch (spec.mixer) {
       case MixerKind::kAttention: {
-        const auto& a = m.attn;
+        const auto& a = attention_of(m, spec);
         const int64_t v_hd = a.v_head_dim > 0 ? a.v_head_dim : a.head_dim;
         const int64_t qkv = int64_t{a.heads} * a.head_dim * (a.output_gate ? 2 : 1) +
-                            int64_t{a.kv_heads} * (a.head_dim + v_hd);
+                            int64_t{a.kv_heads} * (a.head_dim + v_hd) + (a.head_gate ? a.heads : 0);
         n += r * (h + qkv) + r * (int64_t{a.heads} * v_hd + h);
         break;
       }

@@ -20,12 +20,13 @@ void layer_activations(const Model& m, const LayerSpec& spec, ActVec& a, ActVec&
   const double up = is_gated(m.activation) ? 2.0 : 1.0;
   switch (spec.mixer) {
     case MixerKind::kAttention: {
-      const double q = d(m.attn.heads) * m.attn.head_dim;
-      const double kv = d(m.attn.kv_heads) * m.attn.head_dim;
-      const double v_hd = m.attn.v_head_dim > 0 ? m.attn.v_head_dim : m.attn.head_dim;
-      const double gate = m.attn.output_gate ? q : 0.0;
-      a[kActAttn] += 2.0 * (q + kv + d(m.attn.kv_heads) * v_hd + gate) + 2.0 * d(m.attn.heads) * v_hd;
-      gin[kActAttn] += 2.0 * d(m.attn.heads) * v_hd;  // core output = o_proj input
+      const auto& at = attention_of(m, spec);
+      const double q = d(at.heads) * at.head_dim;
+      const double kv = d(at.kv_heads) * at.head_dim;
+      const double v_hd = at.v_head_dim > 0 ? at.v_head_dim : at.head_dim;
+      const double gate = at.output_gate ? q : (at.head_gate ? d(at.heads) : 0.0);
+      a[kActAttn] += 2.0 * (q + kv + d(at.kv_heads) * v_hd + gate) + 2.0 * d(at.heads) * v_hd;
+      gin[kActAttn] += 2.0 * d(at.heads) * v_hd;  // core output = o_proj input
       break;
     }
     case MixerKind::kMla: {
@@ -118,7 +119,7 @@ LayerSums layer_sums(const Model& m, const LayerSpec& param_spec, const LayerSpe
                  (param_spec.ffn == FfnKind::kMoe && m.moe.shared_ffn > 0 ? 1.0 : 0.0);
   if (param_spec.mixer == MixerKind::kAttention) {
     s.attn_layers = 1;
-    s.kv_bytes = 2.0 * 2.0 * m.attn.kv_heads * d(m.attn.head_dim);
+    s.kv_bytes = 2.0 * 2.0 * attention_of(m, param_spec).kv_heads * d(attention_of(m, param_spec).head_dim);
   } else if (param_spec.mixer == MixerKind::kMla) {
     s.attn_layers = 1;
     s.kv_bytes = 2.0 * m.attn.heads * (d(m.mla.qk_nope_dim) + m.mla.qk_rope_dim + m.mla.v_dim);
