@@ -725,6 +725,23 @@ NO_FILE_USES = MODEL_KINDS + ("unknown",)
 CONFIG_USES = ("config", "pending", "unknown") + MODEL_KINDS
 
 
+def tsv_rows(path, columns):
+    """The rows of a tab-separated table under scripts/ (blank lines and # comments skipped), each as
+    (line number, its stripped cells); a row with another number of cells stops the script naming
+    the line. A missing file has no rows."""
+    if not os.path.exists(path):
+        return
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line.strip() or line.startswith("#"):
+                continue
+            cols = line.split("\t")
+            if len(cols) != len(columns):
+                raise SystemExit("%s:%d: expected %d tab-separated columns (%s)" % (path, n, len(columns), ", ".join(columns)))
+            yield n, tuple(c.strip() for c in cols)
+
+
 def read_model_configs(path=MODEL_CONFIGS_TSV):
     """scripts/model_configs.tsv: where each stub model's architecture comes from.
 
@@ -739,26 +756,16 @@ def read_model_configs(path=MODEL_CONFIGS_TSV):
     The config.json files are data read only by the C++ reader (src/recipebook/catalog/hf_config.cpp);
     this script never parses them, it only checks that they exist."""
     out = OD()
-    if not os.path.exists(path):
-        return out
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            line = line.rstrip("\n")
-            if not line.strip() or line.startswith("#"):
-                continue
-            cols = line.split("\t")
-            if len(cols) != 4:
-                raise SystemExit("%s:%d: expected 4 tab-separated columns (model, use, hf_config, source)" % (path, n))
-            name, use, cfg, source = (c.strip() for c in cols)
-            if use not in CONFIG_USES:
-                raise SystemExit("%s:%d: use %r is not one of %s" % (path, n, use, ", ".join(CONFIG_USES)))
-            if (cfg == "-") != (use in NO_FILE_USES):
-                raise SystemExit("%s:%d: %s needs %s" % (path, n, use, "no file (-)" if use in NO_FILE_USES else "a file"))
-            if name in out:
-                raise SystemExit("%s:%d: %s is listed twice" % (path, n, name))
-            if not source:
-                raise SystemExit("%s:%d: %s has no source" % (path, n, name))
-            out[name] = (use, None if cfg == "-" else cfg, source)
+    for n, (name, use, cfg, source) in tsv_rows(path, ("model", "use", "hf_config", "source")):
+        if use not in CONFIG_USES:
+            raise SystemExit("%s:%d: use %r is not one of %s" % (path, n, use, ", ".join(CONFIG_USES)))
+        if (cfg == "-") != (use in NO_FILE_USES):
+            raise SystemExit("%s:%d: %s needs %s" % (path, n, use, "no file (-)" if use in NO_FILE_USES else "a file"))
+        if name in out:
+            raise SystemExit("%s:%d: %s is listed twice" % (path, n, name))
+        if not source:
+            raise SystemExit("%s:%d: %s has no source" % (path, n, name))
+        out[name] = (use, None if cfg == "-" else cfg, source)
     return out
 
 
@@ -787,43 +794,33 @@ def read_model_numerics(path=MODEL_NUMERICS_TSV):
     scaling, norm epsilon, dropout, router scoring), each row with the config.json it was read from.
     Columns: model, values ("key=value; ..."), source. A key left out is not known."""
     out = OD()
-    if not os.path.exists(path):
-        return out
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            line = line.rstrip("\n")
-            if not line.strip() or line.startswith("#"):
+    for n, (name, values, source) in tsv_rows(path, ("model", "values", "source")):
+        if name in out:
+            raise SystemExit("%s:%d: %s is listed twice" % (path, n, name))
+        if not source:
+            raise SystemExit("%s:%d: %s has no source" % (path, n, name))
+        num = OD()
+        for pair in (p.strip() for p in values.split(";")):
+            if not pair:
                 continue
-            cols = line.split("\t")
-            if len(cols) != 3:
-                raise SystemExit("%s:%d: expected 3 tab-separated columns (model, values, source)" % (path, n))
-            name, values, source = (c.strip() for c in cols)
-            if name in out:
-                raise SystemExit("%s:%d: %s is listed twice" % (path, n, name))
-            if not source:
-                raise SystemExit("%s:%d: %s has no source" % (path, n, name))
-            num = OD()
-            for pair in (p.strip() for p in values.split(";")):
-                if not pair:
-                    continue
-                key, _, val = pair.partition("=")
-                key, val = key.strip(), val.strip()
-                if key == "rope_scaling" and val == "none":
-                    num["rope_scaling"] = "none"
-                elif "." in key:
-                    group, sub = key.split(".", 1)
-                    if sub not in NUMERICS_SUB.get(group, ()):
-                        raise SystemExit("%s:%d: unknown key %r" % (path, n, key))
-                    num.setdefault(group, OD())[sub] = _numerics_value(val)
-                elif key in NUMERICS_TOP:
-                    num[key] = _numerics_value(val)
-                else:
+            key, _, val = pair.partition("=")
+            key, val = key.strip(), val.strip()
+            if key == "rope_scaling" and val == "none":
+                num["rope_scaling"] = "none"
+            elif "." in key:
+                group, sub = key.split(".", 1)
+                if sub not in NUMERICS_SUB.get(group, ()):
                     raise SystemExit("%s:%d: unknown key %r" % (path, n, key))
-            for k in ("rope_theta", "rotary_percent", "norm_eps", "attention_dropout", "hidden_dropout"):
-                if isinstance(num.get(k), int):
-                    num[k] = float(num[k]) if k != "rope_theta" else num[k]
-            num["source"] = source
-            out[name] = num
+                num.setdefault(group, OD())[sub] = _numerics_value(val)
+            elif key in NUMERICS_TOP:
+                num[key] = _numerics_value(val)
+            else:
+                raise SystemExit("%s:%d: unknown key %r" % (path, n, key))
+        for k in ("rope_theta", "rotary_percent", "norm_eps", "attention_dropout", "hidden_dropout"):
+            if isinstance(num.get(k), int):
+                num[k] = float(num[k]) if k != "rope_theta" else num[k]
+        num["source"] = source
+        out[name] = num
     return out
 
 
