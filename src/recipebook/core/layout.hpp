@@ -131,6 +131,10 @@ struct Layout {
   double attention_dropout = 0;  // TransformerConfig attention_dropout: on the attention probabilities
 
   [[nodiscard]] int model_parallel() const { return tp * pp * cp; }
+  // Whether the TP overlap runs: Megatron-LM asserts it only with sequence parallelism, which it
+  // turns off at TP 1 (arguments.py), and Megatron-Bridge drops it at TP < 2 or without SP
+  // (training/comm_overlap.py _get_model_comm_overlap_cfgs).
+  [[nodiscard]] bool tp_comm_overlap_runs() const { return tp_comm_overlap && tp > 1 && sp; }
   [[nodiscard]] int world() const { return tp * pp * cp * dp; }
   // Expert data parallelism (Megatron parallel_state): world / (etp * ep * pp).
   [[nodiscard]] int edp() const {

@@ -287,10 +287,8 @@ std::vector<std::string> megatron_args(const LaunchSpec& spec) {
     add(out, "--overlap-cpu-optimizer-d2h-h2d");
   }
   add_field(out, "grad_reduce_in_fp32", l);
-  // validate_args asserts --tp-comm-overlap only with sequence parallelism, which it has just turned
-  // off at TP 1; Megatron-Bridge drops the overlap itself at TP < 2 or without SP (training/
-  // comm_overlap.py _get_model_comm_overlap_cfgs), so a recipe's setting is kept only where it runs.
-  if (l.tp_comm_overlap && sp) add_field(out, "tp_comm_overlap", l);
+  // A recipe's TP overlap is kept only where it runs (validate_args refuses it elsewhere).
+  if (l.tp_comm_overlap_runs()) add_field(out, "tp_comm_overlap", l);
   // The loss: Megatron-LM refuses --cross-entropy-loss-fusion with the te implementation
   // (arguments.py, "disabled due to stability issues"), so only the native fused one is written; TE's
   // (the default) is left to Megatron-LM's default, the unfused loss.

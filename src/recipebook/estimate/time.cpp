@@ -186,7 +186,7 @@ StepTerms step_terms(const TimeInputs& in, const Layout& l, bool comm) {
     const double pp_bytes = act_bytes / (l.sp ? tp : 1.0);
     x.pp_send = l.pp > 1 ? p2p_s(pp_bytes, groups.pp.stride, links) : 0.0;
   }
-  x.tp_hidden = l.tp_comm_overlap ? eff.overlap : 0.0;
+  x.tp_hidden = l.tp_comm_overlap_runs() ? eff.overlap : 0.0;
   x.ep_hidden = l.ep_a2a_overlap ? eff.overlap : 0.0;
   x.launch = l.cuda_graph == CudaGraph::kFullIteration ? 0.0
              : l.cuda_graph == CudaGraph::kNone        ? 1.0

@@ -206,6 +206,12 @@ TEST(Time, TpCommunicationIsExposedUnlessOverlapped) {
   EXPECT_GT(a.tp_comm_s, 0.0);
   l.tp_comm_overlap = true;
   EXPECT_LT(run(pm, hw, l, 8192, 8).tp_comm_s, a.tp_comm_s);
+  // Without sequence parallelism Bridge drops the overlap (comm_overlap.py) and Megatron-LM refuses
+  // it: the communication is exposed as if it were off.
+  l.sp = false;
+  const TimeBreakdown no_sp = run(pm, hw, l, 8192, 8);
+  l.tp_comm_overlap = false;
+  EXPECT_DOUBLE_EQ(no_sp.tp_comm_s, run(pm, hw, l, 8192, 8).tp_comm_s);
 }
 
 TEST(Time, ContextParallelExchangeIsHiddenUnderAttention) {
