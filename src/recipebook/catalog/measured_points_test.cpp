@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "recipebook/catalog/test_catalog.hpp"
 #include "recipebook/search/resize.hpp"
 
 namespace rb {
@@ -96,11 +97,9 @@ TEST(MeasuredPoints, RunsAreModelledAsEstimateRecipeModelsThem) {
 // MBS 1 later, Megatron-Bridge ecfcd8460) is modelled at VP 1 without the recipe's 16-stage layout
 // (before: VP 2 with it, predicted 326 of 290 GB).
 TEST(MeasuredPoints, VpNotApplicableIsOneVirtualStage) {
-  auto cat = Catalog::load();
-  ASSERT_TRUE(cat.has_value());
-  auto rec = cat->resolved("deepseek_v3_pretrain_256gpu_b300_fp8mx_config");
+  auto rec = builtin().resolved("deepseek_v3_pretrain_256gpu_b300_fp8mx_config");
   ASSERT_TRUE(rec);
-  auto model = cat->find_model(rec->model);
+  auto model = builtin().find_model(rec->model);
   ASSERT_TRUE(model);
   ASSERT_EQ(rec->layout.vp, 2);
   const auto m = std::find_if(rec->measurements.begin(), rec->measurements.end(),
@@ -118,11 +117,9 @@ TEST(MeasuredPoints, VpNotApplicableIsOneVirtualStage) {
 // GB300_V2 workload config (MBS 2, recompute_modules [mla_up_proj]); the recipe now runs MBS 1
 // without recompute. Before: the run was estimated without recompute (and predicted not to fit).
 TEST(MeasuredPoints, RunsUseTheirOwnRecompute) {
-  auto cat = Catalog::load();
-  ASSERT_TRUE(cat.has_value());
-  auto rec = cat->resolved("deepseek_v3_pretrain_256gpu_gb300_fp8mx_config");
+  auto rec = builtin().resolved("deepseek_v3_pretrain_256gpu_gb300_fp8mx_config");
   ASSERT_TRUE(rec);
-  auto model = cat->find_model(rec->model);
+  auto model = builtin().find_model(rec->model);
   ASSERT_TRUE(model);
   EXPECT_EQ(rec->layout.recompute, Recompute::kNone);  // selective over [] recomputes nothing
   bool older = false, newer = false;

@@ -90,12 +90,7 @@ TEST(MemoryMegatron, MtpRankHoldsItsOwnWordEmbedding) {
   const PreparedModel pw = prepare(with);
   const PreparedModel po = prepare(without);
   const Hardware hw = test::gb300();
-  Layout l;
-  l.pp = 4;
-  l.ep = 8;
-  l.dp = 8;
-  l.first_stage_layers = 13;
-  l.last_stage_layers = 12;
+  Layout l = test::deepseek_v3_pp4_layout();
   const double ep = static_cast<double>(l.ep) * l.etp;
   const double mtp_layer = (pw.mtp.p_sharded) / l.tp + pw.mtp.p_expert / ep + pw.mtp.p_replicated;
   const double embedding = static_cast<double>(padded_vocab(with.vocab, l.tp)) * static_cast<double>(with.hidden) / l.tp;

@@ -213,12 +213,7 @@ TEST(Memory, PipelineInFlightMicrobatches) {
 TEST(Memory, EmbeddingFirstAndHeadLossMtpLast) {
   const PreparedModel pm = prepare(test::deepseek_v3());
   const Hardware hw = test::gb300();
-  Layout l;
-  l.pp = 4;
-  l.ep = 8;
-  l.dp = 8;
-  l.first_stage_layers = 13;
-  l.last_stage_layers = 12;
+  Layout l = test::deepseek_v3_pp4_layout();
   const StagePlan plan = plan_stages(61, l);
   ASSERT_TRUE(plan.ok);
   EXPECT_EQ(plan.layers_of(0), 13);

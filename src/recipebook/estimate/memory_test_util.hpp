@@ -27,6 +27,18 @@ inline MemoryInputs memory_inputs(const PreparedModel& pm, const Hardware& hw, i
   return in;
 }
 
+// DeepSeek-V3's 61 layers over PP 4 (13 first, 12 last, 18 in each middle rank), EP 8, DP 8: the
+// split the embedding, MTP and head placement tests use.
+inline Layout deepseek_v3_pp4_layout() {
+  Layout l;
+  l.pp = 4;
+  l.ep = 8;
+  l.dp = 8;
+  l.first_stage_layers = 13;
+  l.last_stage_layers = 12;
+  return l;
+}
+
 // Pipeline rank `rank` of `l` (an even split, or the layout's own) with `m` micro-batches per step.
 inline MemoryBreakdown rank_memory_of(const PreparedModel& pm, const Hardware& hw, const Layout& l, int64_t seq, int m,
                                       int rank = 0, Mode mode = Mode::kPretrain) {
