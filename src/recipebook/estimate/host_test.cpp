@@ -95,5 +95,33 @@ TEST(Host, TheSyncKeepsAHostBoundForwardFromHidingUnderTheBackward) {
   EXPECT_GT(t.overhead_s, 0.0);
 }
 
+TEST(Host, TheStepFloorStaysBelowHostBoundSteps) {
+  // step_time_floor_s prices the mean rank; with the host floor (maxima of linear terms) it must stay
+  // below step_time on host-bound layouts too: uneven pipeline stages, full recompute, MoE syncs.
+  const PreparedModel gpt = prepare(test::dense_gqa("gpt-1024", 1024, 22, 16, 16, 64, 4096, 50257, true));
+  const PreparedModel moe = prepare(test::qwen3_30b_a3b());
+  const Hardware hw = test::h100();
+  for (const PreparedModel* pm : {&gpt, &moe}) {
+    for (int pp : {1, 2, 4}) {
+      for (const bool full : {false, true}) {
+        Layout l;
+        l.pp = pp;
+        l.vp = pp > 1 ? 2 : 1;
+        l.ep = pm->experts > 0 ? 8 : 1;
+        if (full) l.recompute = Recompute::kFull;
+        TimeInputs in;
+        in.model = pm;
+        in.hw = &hw;
+        in.seq = 512;
+        in.microbatches = 8;
+        const StagePlan plan = plan_stages(pm->num_layers, l);
+        ASSERT_TRUE(plan.ok);
+        EXPECT_LE(step_time_floor_s(in, l, plan), step_time(in, l, plan).step_time_s)
+            << pm->model.name << " pp " << pp << " full " << full;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace rb
