@@ -1,7 +1,7 @@
 // The host side of one micro-batch (docs/model.md "Time", host floor): what the Python/PyTorch
 // dispatch of Megatron-Core's Transformer Engine modules and the kernel launches take on the CPU.
 // The GPU can only run what the host has launched, so where its kernels are shorter than the host's
-// work for them the host sets the pace: time_step.cpp takes max(GPU, host) per segment, and a dropless
+// work for them the host sets the pace: time.cpp takes max(GPU, host) per segment, and a dropless
 // MoE layer's token-count device-to-host sync (the host waits for the GPU) cuts the forward from the
 // backward, so the host cannot run ahead of the one into the other.
 //
