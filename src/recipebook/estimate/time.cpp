@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "recipebook/estimate/collectives.hpp"
+#include "recipebook/estimate/host.hpp"
 #include "recipebook/estimate/memory.hpp"  // gradient_bytes
 #include "recipebook/estimate/muon.hpp"
 #include "recipebook/estimate/params.hpp"
@@ -39,9 +40,11 @@ constexpr double kFp8CastTraffic = 1.0;     // extra bytes per activation byte f
 // operands is not in that kernel, nor here.)
 constexpr double kNvfp4QuantBytesPerByte = 1.0 + 2.0 * 0.5625 / 2.0;
 constexpr double kNvfp4QuantHbmFraction = 2.86 / 8.0;
-constexpr double kLaunchPerLayerS = 60e-6;  // launches of one layer, forward + backward, no graphs
-constexpr double kGraphLaunchFactor = 0.3;  // what remains with per-module CUDA graphs
-constexpr double kMoeSyncS = 40e-6;         // host sync of dropless token counts, per MoE layer and pass
+// The vision tower's launches per layer, forward + backward, without graphs, and what its CUDA graph
+// leaves of them (estimate/vision.hpp); the decoder's host work is estimate/host.hpp's.
+constexpr double kLaunchPerLayerS = 60e-6;
+constexpr double kGraphLaunchFactor = 0.3;
+constexpr double kMoeSyncS = 40e-6;         // one dropless token-count device-to-host sync (host.hpp)
 // DeepEP / HybridEP FP8 dispatch: e4m3 values plus one FP32 scale per 128 channels, against BF16's
 // 2 bytes: DeepEP's own benchmarks count it so (tests/legacy/test_intranode.py, test_internode.py:
 // `fp8_factor = (1 + 4 / 128) / 2`; the scales are `[num_tokens, hidden // 128]` float).
@@ -52,10 +55,10 @@ constexpr double kFp8DispatchBytesRatio = (1.0 + 4.0 / 128.0) / 2.0;
 // bytes and latency overlap that attention.
 constexpr double kCpRingCallsPerStep = 3.0;
 // Host launches per extra ring step and attention layer: the step's attention kernel and its send/recv,
-// forward and backward (4), at a few microseconds each (kKernelLaunchS; the order of the per-kernel
-// launch cost NVIDIA's "Getting Started with CUDA Graphs" (2019) shows for short kernels without graphs).
+// forward and backward (4), at a few microseconds each (kKernelLaunchS, estimate/host.hpp; the order of
+// the per-kernel launch cost NVIDIA's "Getting Started with CUDA Graphs" (2019) shows for short kernels
+// without graphs).
 constexpr double kCpStepLaunches = 4.0;
-constexpr double kKernelLaunchS = 5e-6;
 constexpr double kOptimizerBytesFp32 = 30;  // grad read, master/m/v read+write, param write (per param)
 constexpr double kOptimizerBytesBf16 = 18;  // with bf16 moments and bf16-stored masters
 // Muon: grad read, master and momentum read+write, param write (its Newton-Schulz GEMMs: muon.hpp).
@@ -303,9 +306,20 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, double last, double m
   }
   // PP: each chunk sends its output forward and its input gradient backward.
   t.pp = 2.0 * l.vp * x.pp_send * (1.0 - eff.overlap);
-  t.overhead =
-      x.launch * (layers * kLaunchPerLayerS + s.attn_layers * (l.cp - 1.0) * kCpStepLaunches * kKernelLaunchS +
-                  s.moe_layers * 2.0 * kMoeSyncS);
+  // Host floor (estimate/host.hpp): the GPU runs only what the host has launched, so the micro-batch
+  // takes max(GPU, host). A dropless MoE layer's token-count sync makes the host wait for the GPU in
+  // every forward, so the host cannot run ahead from the backward into the forward: forward and
+  // backward (with its recomputed forwards) are bounded each on its own; each sync costs kMoeSyncS.
+  // The GPU's forward share: the forward GEMMs, attention and traffic, half the transfers (one way
+  // each), a third of the CP ring (one of its three block transfers).
+  const double gpu = t.total();
+  const double gpu_fwd = gemm_fwd + expert_fwd + head_fwd + attn_fwd + mem_fwd + 0.5 * (t.tp + t.ep + t.pp) + t.cp / 3.0;
+  const double local_experts = pm.experts > 0 ? static_cast<double>(pm.experts) / l.ep : 0.0;
+  const HostTime host = host_time(s, l, l.recompute == Recompute::kFull ? recompute_fraction : 0.0, x.fp8, local_experts);
+  const double busy = host.syncs > 0 ? std::max(gpu_fwd, host.forward_s) + std::max(gpu - gpu_fwd, host.backward_s)
+                                     : std::max(gpu, host.forward_s + host.backward_s);
+  t.overhead = busy - gpu + host.syncs * kMoeSyncS +
+               x.launch * s.attn_layers * (l.cp - 1.0) * kCpStepLaunches * kKernelLaunchS;
   return t;
 }
 

@@ -1,0 +1,72 @@
+#include "recipebook/estimate/host.hpp"
+
+#include <algorithm>
+
+namespace rb {
+namespace {
+
+// Calls per sub-block and forward (Megatron-Core's TE layer spec, transformer_layer.py):
+// - attention: TELayerNormColumnParallelLinear (QKV), TEDotProductAttention, TERowParallelLinear
+//   (projection): 3 TE modules; the QKV split, RoPE on Q and on K, the bias-dropout-add: 4 ops;
+// - dense MLP or shared experts: TELayerNormColumnParallelLinear (FC1), TERowParallelLinear (FC2): 2
+//   modules; the activation and the bias-dropout-add: 2 ops.
+constexpr double kMixerModules = 3, kMixerOps = 4;
+constexpr double kMlpModules = 2, kMlpOps = 2;
+// A routed-MoE layer (moe_layer.py, router.py, token_dispatcher.py): the pre-MLP TENorm and the two
+// TEGroupedLinear (FC1, FC2): 3 modules; the router (gating GEMM, top-k, score function, the
+// load-balancing/forced-routing step: 4 ops), the dispatcher (preprocess and permute 2, dispatch,
+// combine, unpermute: 5 ops), the activation and the bias-dropout-add (2): 11 ops; of them
+// `moe_router` captures the router's 4 and `moe_preprocess` the preprocess's 2 (CUDA graph scopes).
+constexpr double kMoeModules = 3, kMoeOps = 11, kRouterOps = 4, kPreprocessOps = 2;
+// TE's grouped GEMM launches one GEMM per local expert (general_grouped_gemm): per grouped linear,
+// forward 1 GEMM and backward 2 (dgrad, wgrad), each with one quantize launch of its input in FP8/FP4.
+constexpr double kExpertLinears = 2;
+
+}  // namespace
+
+HostTime host_time(const LayerSums& s, const Layout& l, double recompute_share, bool quantized, double local_experts) {
+  HostTime h;
+  if (l.cuda_graph == CudaGraph::kFullIteration) return h;  // one graph replay per step
+  const bool graphs = l.cuda_graph != CudaGraph::kNone;
+  // A captured module costs one graph launch instead of its calls. Without a scope list the graph
+  // takes the layer's static-shaped parts (attention, MLP, Mamba), not the dropless experts.
+  const uint32_t scope = l.cuda_graph_scope != 0 ? l.cuda_graph_scope : (kCgAttn | kCgMlp | kCgMamba);
+  auto captured = [&](uint32_t bit) { return graphs && (scope & bit) != 0; };
+  const double mixers = s.attn_layers + s.linear_layers;
+  const double mlps = std::max(0.0, s.sub_blocks - mixers);
+
+  auto block = [](bool graph, double modules, double ops) {
+    return graph ? kKernelLaunchS : modules * kTeModuleHostS + ops * kTorchOpHostS;
+  };
+  // GDN lives under self_attention (scope attn), Mamba under its own scope: a linear mixer counts as
+  // captured under either.
+  double fwd = s.attn_layers * block(captured(kCgAttn), kMixerModules, kMixerOps) +
+               s.linear_layers * block(captured(kCgAttn | kCgMamba), kMixerModules, kMixerOps) +
+               mlps * block(captured(kCgMlp), kMlpModules, kMlpOps);
+  double bwd = fwd;  // one backward call per module and op (TE's autograd Functions, autograd nodes)
+  double fwd_launches = 0, bwd_launches = 0;
+  if (s.moe_layers > 0) {
+    const double q = quantized ? 1.0 : 0.0;
+    if (captured(kCgMoe)) {
+      fwd += s.moe_layers * kKernelLaunchS;
+      bwd += s.moe_layers * kKernelLaunchS;
+    } else {
+      const double ops = kMoeOps - (captured(kCgMoeRouter) ? kRouterOps : 0.0) -
+                         (captured(kCgMoePreprocess) ? kPreprocessOps : 0.0);
+      const double moe = kMoeModules * kTeModuleHostS + ops * kTorchOpHostS;
+      fwd += s.moe_layers * moe;
+      bwd += s.moe_layers * moe;
+      fwd_launches = s.moe_layers * local_experts * kExpertLinears * (1.0 + q);
+      bwd_launches = s.moe_layers * local_experts * kExpertLinears * (2.0 + q);
+      // Dropless routing: the token counts come to the host before the expert GEMMs are sized
+      // (token_dispatcher.py: `tokens_per_expert` to the CPU, or HybridEP's `num_permuted_tokens`
+      // "CPU sync in dispatch"), once per layer and forward; the backward reuses them.
+      h.syncs = s.moe_layers * (1.0 + recompute_share);
+    }
+  }
+  h.forward_s = fwd + fwd_launches * kKernelLaunchS;
+  h.backward_s = bwd + bwd_launches * kKernelLaunchS + recompute_share * h.forward_s;
+  return h;
+}
+
+}  // namespace rb

@@ -1,0 +1,39 @@
+// The host side of one micro-batch (docs/model.md "Time", host floor): what the Python/PyTorch
+// dispatch of Megatron-Core's Transformer Engine modules and the kernel launches take on the CPU.
+// The GPU can only run what the host has launched, so where its kernels are shorter than the host's
+// work for them the host sets the pace: time.cpp takes max(GPU, host) per segment, and a dropless
+// MoE layer's token-count device-to-host sync (the host waits for the GPU) cuts the forward from the
+// backward, so the host cannot run ahead of the one into the other.
+//
+// Figures, per call on an x86 DGX host (TransformerEngine issue #2053, 2025-08-11, BF16 Linear
+// forward, hidden 2048 x 8192 tokens, CPU time per call): torch.nn.Linear 13.48 us on H100 DGX
+// (Xeon 8480C); te.Linear / torch.nn.Linear = 99.66 / 37.08 on GB200, applied to the x86 torch figure
+// (the issue's excerpt we read lists no x86 TE figure). A kernel launched inside a module (one expert's
+// GEMM in a grouped linear) costs kKernelLaunchS, NVIDIA's "Getting Started with CUDA Graphs" (2019)
+// per-kernel launch cost for short kernels. The counts are read off Megatron-Core's layer specs
+// (transformer/transformer_layer.py, moe/moe_layer.py, moe/token_dispatcher.py), not fitted.
+#pragma once
+
+#include <cstdint>
+
+#include "recipebook/core/layout.hpp"
+#include "recipebook/estimate/prepared.hpp"
+
+namespace rb {
+
+inline constexpr double kTorchOpHostS = 13.48e-6;                        // one PyTorch op call
+inline constexpr double kTeModuleHostS = 13.48e-6 * 99.66 / 37.08;       // one TE module call (~36 us)
+inline constexpr double kKernelLaunchS = 5e-6;                          // one extra kernel launch
+
+// Host seconds of one micro-batch on a rank whose layers sum to `s`; `recompute_share`: under full
+// recompute, the share of its layers whose forward runs again in the backward. `quantized`: FP8/FP4
+// GEMM inputs (one quantize launch per expert GEMM input). Linear in `s`, as rank_time needs.
+struct HostTime {
+  double forward_s = 0;   // the forward's calls
+  double backward_s = 0;  // the backward's calls, recomputed forwards included (they run in it)
+  double syncs = 0;       // device-to-host syncs the host waits on (dropless MoE token counts)
+};
+
+HostTime host_time(const LayerSums& s, const Layout& l, double recompute_share, bool quantized, double local_experts);
+
+}  // namespace rb

@@ -1,0 +1,127 @@
+#include "recipebook/estimate/host.hpp"
+
+#include <gtest/gtest.h>
+
+#include "recipebook/estimate/stages.hpp"
+#include "recipebook/estimate/test_hardware.hpp"
+#include "recipebook/estimate/test_models.hpp"
+#include "recipebook/estimate/time.hpp"
+
+namespace rb {
+namespace {
+
+TimeBreakdown run(const PreparedModel& pm, const Hardware& hw, const Layout& l, int64_t seq, int m) {
+  TimeInputs in;
+  in.model = &pm;
+  in.hw = &hw;
+  in.seq = seq;
+  in.microbatches = m;
+  const StagePlan plan = plan_stages(pm.num_layers, l);
+  EXPECT_TRUE(plan.ok);
+  return step_time(in, l, plan);
+}
+
+TEST(Host, DenseLayerCallsAreCountedPerSubBlockForwardAndBackward) {
+  const PreparedModel pm = prepare(test::llama3_8b());
+  const LayerSums& s = pm.prefix.back();
+  Layout l;
+  const HostTime h = host_time(s, l, 0.0, false, 0.0);
+  // 32 layers: an attention sub-block (3 TE modules, 4 ops) and an MLP (2 modules, 2 ops) each.
+  const double per_layer = 5 * kTeModuleHostS + 6 * kTorchOpHostS;
+  EXPECT_NEAR(h.forward_s, 32 * per_layer, 1e-12);
+  EXPECT_NEAR(h.backward_s, h.forward_s, 1e-12);
+  EXPECT_EQ(h.syncs, 0.0);
+  // Full recompute runs the forward's calls again inside the backward.
+  EXPECT_NEAR(host_time(s, l, 1.0, false, 0.0).backward_s, 2 * h.forward_s, 1e-12);
+  // Scoped CUDA graphs leave one graph launch per captured sub-block; a full-iteration graph nothing.
+  l.cuda_graph = CudaGraph::kTransformerEngine;
+  l.cuda_graph_scope = kCgAttn;
+  EXPECT_NEAR(host_time(s, l, 0.0, false, 0.0).forward_s, 32 * (kKernelLaunchS + 2 * kTeModuleHostS + 2 * kTorchOpHostS),
+              1e-12);
+  l.cuda_graph = CudaGraph::kFullIteration;
+  EXPECT_EQ(host_time(s, l, 0.0, false, 0.0).forward_s, 0.0);
+}
+
+TEST(Host, DroplessMoeSyncsOncePerLayerAndForwardAndPaysPerExpertLaunches) {
+  const PreparedModel pm = prepare(test::qwen3_30b_a3b());
+  const LayerSums& s = pm.prefix.back();
+  Layout l;
+  l.ep = 8;
+  const HostTime h16 = host_time(s, l, 0.0, true, 16.0);
+  const HostTime h4 = host_time(s, l, 0.0, true, 4.0);
+  EXPECT_EQ(h16.syncs, 48.0);  // forward only: the backward reuses the token counts
+  EXPECT_EQ(host_time(s, l, 1.0, true, 16.0).syncs, 96.0);  // the recomputed forward syncs again
+  // 12 more experts x 2 grouped linears: forward GEMM + quantize, backward 2 GEMMs + quantize.
+  EXPECT_NEAR(h16.forward_s - h4.forward_s, 48 * 12 * 2 * 2 * kKernelLaunchS, 1e-12);
+  EXPECT_NEAR(h16.backward_s - h4.backward_s, 48 * 12 * 2 * 3 * kKernelLaunchS, 1e-12);
+  // The router and preprocess graph scopes take their calls off the host.
+  l.cuda_graph = CudaGraph::kTransformerEngine;
+  l.cuda_graph_scope = kCgAttn | kCgMoeRouter | kCgMoePreprocess;
+  const HostTime g = host_time(s, l, 0.0, true, 16.0);
+  EXPECT_LT(g.forward_s, h16.forward_s);
+  EXPECT_EQ(g.syncs, 48.0);
+}
+
+TEST(Host, ASmallModelsMicroBatchIsBoundByTheHost) {
+  // A GPT of hidden 1024 and 24 layers (vTrain's smallest) at micro batch 1 x 512 tokens on one
+  // H100: its GPU work per layer (~0.3 ms at these small shapes) is below the host's ~0.5 ms of calls
+  // (forward + backward), so the micro-batch takes the host's time. The old model added 60 us per
+  // layer on top of the GPU time instead.
+  const PreparedModel pm = prepare(test::dense_gqa("gpt-1024", 1024, 24, 16, 16, 64, 4096, 50257, true));
+  const Hardware hw = test::h100();
+  Layout l;
+  const TimeBreakdown t = run(pm, hw, l, 512, 1);
+  const HostTime h = host_time(pm.prefix.back(), l, 0.0, false, 0.0);
+  EXPECT_GE(t.microbatch_s, (h.forward_s + h.backward_s) * (1 - 1e-12));
+  EXPECT_GT(t.overhead_s, 24 * 60e-6);
+  // A large micro-batch is GPU-bound: the host adds nothing.
+  Layout big = l;
+  big.mbs = 16;
+  EXPECT_EQ(run(pm, hw, big, 4096, 1).overhead_s, 0.0);
+}
+
+TEST(Host, TheSyncKeepsAHostBoundForwardFromHidingUnderTheBackward) {
+  // With the MoE sync, max(GPU fwd, host fwd) + max(GPU bwd, host bwd) >= max(GPU, host): a
+  // dropless MoE at micro batch 1 pays at least the host's forward, which its GPU forward is below.
+  const PreparedModel pm = prepare(test::qwen3_30b_a3b());
+  const Hardware hw = test::h100();
+  Layout l;
+  l.ep = 8;
+  l.dp = 8;
+  l.precision = Precision::kFp8Cs;
+  const TimeBreakdown t = run(pm, hw, l, 1024, 1);
+  const HostTime h = host_time(pm.prefix.back(), l, 0.0, true, 16.0);
+  EXPECT_GE(t.microbatch_s, h.forward_s + h.syncs * 40e-6);
+  EXPECT_GT(t.overhead_s, 0.0);
+}
+
+TEST(Host, TheStepFloorStaysBelowHostBoundSteps) {
+  // step_time_floor_s prices the mean rank; with the host floor (maxima of linear terms) it must stay
+  // below step_time on host-bound layouts too: uneven pipeline stages, full recompute, MoE syncs.
+  const PreparedModel gpt = prepare(test::dense_gqa("gpt-1024", 1024, 22, 16, 16, 64, 4096, 50257, true));
+  const PreparedModel moe = prepare(test::qwen3_30b_a3b());
+  const Hardware hw = test::h100();
+  for (const PreparedModel* pm : {&gpt, &moe}) {
+    for (int pp : {1, 2, 4}) {
+      for (const bool full : {false, true}) {
+        Layout l;
+        l.pp = pp;
+        l.vp = pp > 1 ? 2 : 1;
+        l.ep = pm->experts > 0 ? 8 : 1;
+        if (full) l.recompute = Recompute::kFull;
+        TimeInputs in;
+        in.model = pm;
+        in.hw = &hw;
+        in.seq = 512;
+        in.microbatches = 8;
+        const StagePlan plan = plan_stages(pm->num_layers, l);
+        ASSERT_TRUE(plan.ok);
+        EXPECT_LE(step_time_floor_s(in, l, plan), step_time(in, l, plan).step_time_s)
+            << pm->model.name << " pp " << pp << " full " << full;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace rb
