@@ -24,6 +24,7 @@ void apply_overrides(const Measurement::LayoutOverrides& o, Layout& l) {
   if (o.cpu_offload_layers) l.cpu_offload_layers = *o.cpu_offload_layers;
   if (o.offload_modules) l.offload_modules = *o.offload_modules;
   if (o.activation_offload_fraction) l.activation_offload_fraction = *o.activation_offload_fraction;
+  if (o.dispatcher) l.dispatcher = *o.dispatcher;
 }
 
 }  // namespace

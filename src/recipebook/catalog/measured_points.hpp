@@ -18,7 +18,7 @@ namespace rb {
 // The layout, workload and cluster one measurement ran: the entry's own degrees, batch, sequence and
 // GPU count, falling back to the recipe's where it publishes none; an ETP neither gives is
 // Megatron's default for those degrees (default_etp, as the catalog links records); the settings the
-// run's own release used where they differ from the recipe's (Measurement::overrides: recompute,
+// run's own release used where they differ from the recipe's (Measurement::overrides: recompute, dispatcher,
 // activation offload) replace the recipe's. The layout is as
 // the estimator models it: layers its PP does not divide split as `estimate --recipe` splits them
 // (search/resize.hpp modelled_layout), so show, recommend, calibrate and bench/accuracy estimate the

@@ -140,5 +140,26 @@ TEST(MeasuredPoints, RunsUseTheirOwnRecompute) {
   EXPECT_TRUE(newer);
 }
 
+// A run is estimated with the dispatcher its release ran: DeepSeek-V3 256 x B200 MXFP8 at 26.04.01
+// ran DEEPSEEK_V3_PRETRAIN_CONFIG_B200_FP8_MX_V2 (moe_flex_dispatcher_backend="deepep", applied by
+// set_workload_base_configs); the record reads `dispatcher: alltoall` beside `flex_backend: deepep`.
+// Before: the run was estimated with the alltoall dispatcher (-68% throughput).
+TEST(MeasuredPoints, RunsUseTheDispatcherTheirReleaseRan) {
+  auto rec = builtin().resolved("deepseek_v3_pretrain_256gpu_b200_fp8mx_config");
+  ASSERT_TRUE(rec);
+  auto model = builtin().find_model(rec->model);
+  ASSERT_TRUE(model);
+  EXPECT_EQ(rec->layout.dispatcher, Dispatcher::kAlltoall);
+  int seen = 0;
+  for (const Measurement& m : rec->measurements) {
+    if (m.release != "26.04.01") continue;
+    auto run = measured_run(*rec, m, *model);
+    ASSERT_TRUE(run) << m.release;
+    EXPECT_EQ(run->layout.dispatcher, Dispatcher::kFlexDeepep);
+    ++seen;
+  }
+  EXPECT_EQ(seen, 1);
+}
+
 }  // namespace
 }  // namespace rb

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "recipebook/core/strings.hpp"
+#include "recipebook/rules/gpu_arch.hpp"
 
 namespace rb {
 namespace {
@@ -264,6 +265,11 @@ void read_layout(YamlReader& r, const YNode& doc, int gpus, Recipe& rec) {
   l.grad_reduce_in_fp32 = rec.framework == "megatron-bridge" && rec.kind != RecipeKind::kPerformance;
   std::optional<std::string> flex_backend;
   read_features(r, doc, rec, flex_backend);
+  if (flex_backend) {
+    const std::string b = to_lower(*flex_backend);
+    if (b == "deepep") rec.flex_backend = Dispatcher::kFlexDeepep;
+    if (b == "hybridep") rec.flex_backend = Dispatcher::kFlexHybridep;
+  }
   if (auto d = r.string(lay, "dispatcher", p)) {
     const std::string f = to_lower(*d);
     if (f == "flex") {
@@ -282,6 +288,32 @@ void read_layout(YamlReader& r, const YNode& doc, int gpus, Recipe& rec) {
               "use alltoall, allgather or flex");
     }
   }
+}
+
+std::optional<int> release_yymm(const std::string& release) {
+  for (size_t i = 0; i + 5 <= release.size(); ++i) {
+    const auto digit = [&](size_t k) { return release[i + k] >= '0' && release[i + k] <= '9'; };
+    if (digit(0) && digit(1) && release[i + 2] == '.' && digit(3) && digit(4) && (i == 0 || release[i - 1] < '0' || release[i - 1] > '9'))
+      return (release[i] - '0') * 1000 + (release[i + 1] - '0') * 100 + (release[i + 3] - '0') * 10 + (release[i + 4] - '0');
+  }
+  return std::nullopt;
+}
+
+std::optional<Dispatcher> release_dispatcher(const Recipe& rec, const Measurement& m) {
+  if (rec.framework != "megatron-bridge" || !rec.flex_backend || rec.layout.dispatcher != Dispatcher::kAlltoall)
+    return std::nullopt;
+  const auto yymm = release_yymm(m.release);
+  if (!yymm || *yymm < kFlexBackendAppliedFrom) return std::nullopt;
+  // DeepEP only on sm80/sm90 and devices named B200/B300: GB200/GB300 keep alltoall
+  // (training/flex_dispatcher_backend.py apply_flex_dispatcher_backend).
+  if (*rec.flex_backend == Dispatcher::kFlexDeepep && gpu_arch_from_name(m.gpu.empty() ? rec.gpu : m.gpu) == GpuArch::kGraceBlackwell)
+    return std::nullopt;
+  return rec.flex_backend;
+}
+
+void apply_release_dispatchers(Recipe& rec) {
+  for (Measurement& m : rec.measurements)
+    if (!m.overrides.dispatcher) m.overrides.dispatcher = release_dispatcher(rec, m);
 }
 
 Measurement::LayoutOverrides read_layout_overrides(YamlReader& r, const YNode* measurement, const std::string& path) {

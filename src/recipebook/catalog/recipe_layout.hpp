@@ -14,6 +14,24 @@ void read_layout(YamlReader& r, const YNode& doc, int gpus, Recipe& rec);
 // that its recipe record does not, each unset where the entry does not give it.
 Measurement::LayoutOverrides read_layout_overrides(YamlReader& r, const YNode* measurement, const std::string& path);
 
+// The dispatcher a measured run used where its release switched the record's alltoall to flex.
+// Megatron-Bridge runs the flex dispatcher whenever a recipe sets moe_flex_dispatcher_backend to
+// deepep or hybridep on a MoE model: from 0.4.0 (NeMo 26.04; docs/releases/software-versions.md) its
+// scripts/performance/utils/overrides.py set_workload_base_configs calls apply_flex_dispatcher_backend
+// with the workload's backend and sets alltoall otherwise (#2837, cherry-picked into r0.4.0 as
+// bde8388ed, 2026-04-03); main's run_recipe.py does the same in utils.py finalize_config_overrides
+// (cce495373). The records' `dispatcher` is read statically from the recipe's
+// moe_token_dispatcher_type, so a record with `alltoall` and `features.flex_backend` ran flex in
+// those releases (and the verification cards, run on 26.06 and later containers). Earlier releases
+// chose per model and GPU in their scripts (25.09 run_script.py: DeepEP for DeepSeek-V3 on H100
+// only): their measurements keep the record's dispatcher. DeepEP falls back to alltoall on
+// GB200/GB300. nullopt: the record's dispatcher.
+constexpr int kFlexBackendAppliedFrom = 2604;  // YYMM of NeMo 26.04
+std::optional<int> release_yymm(const std::string& release);  // "26.04.01", "card (...nemo:26.08.rc5)" -> 2604, 2608
+std::optional<Dispatcher> release_dispatcher(const Recipe& rec, const Measurement& m);
+// Sets every measurement's overrides.dispatcher (where its own layout_overrides give none).
+void apply_release_dispatchers(Recipe& rec);
+
 // What a record's layout takes from its model once the catalog links the two (after `extends`):
 // an ETP the record omits becomes Megatron's default for a MoE model (core/layout.hpp default_etp,
 // Megatron-Bridge's for a Bridge record) and stays 1 for a dense one; a CUDA-graph scope given as

@@ -95,6 +95,7 @@ void read_result(YamlReader& r, const YNode& doc, Recipe& rec) {
     }
     rec.measurements.push_back(read_measurement(r, ms->seq[i], p));
   }
+  apply_release_dispatchers(rec);
 }
 
 void read_env(YamlReader& r, const YNode& doc, Recipe& rec) {

@@ -1,5 +1,7 @@
 #include "recipebook/catalog/recipe_yaml.hpp"
 
+#include "recipebook/catalog/recipe_layout.hpp"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -298,6 +300,38 @@ TEST(RecipeYaml, MeasurementLayoutOverrides) {
   EXPECT_FALSE(o.cpu_offload_layers.has_value());
   EXPECT_FALSE(r->measurements[1].overrides.recompute.has_value());
   EXPECT_FALSE(r->measurements[1].overrides.recompute_modules.has_value());
+}
+
+// A Megatron-Bridge record whose `dispatcher` (read statically) is alltoall but which sets
+// `features.flex_backend` ran flex from NeMo 26.04 on (overrides.py set_workload_base_configs,
+// finalize_config_overrides on main), cards included; earlier releases keep the record's alltoall, and
+// DeepEP falls back to alltoall on GB200/GB300. Before: every measurement ran alltoall.
+TEST(RecipeYaml, ReleaseAppliesTheRecordedFlexBackend) {
+  Diagnostics ds;
+  const std::string head = "framework: megatron-bridge\ngpu: {type: b200, count: 256, per_node: 8}\n"
+                           "layout: {tp: 1, pp: 8, cp: 1, ep: 32, dispatcher: alltoall}\n";
+  const std::string ms = "measurements:\n"
+                         "  - {release: '25.09', gpus: 256, tokens_per_s_per_gpu: 1}\n"
+                         "  - {release: 26.04.01, gpus: 256, tokens_per_s_per_gpu: 1}\n"
+                         "  - {release: 'card (nvcr.io/nvidia/nemo:26.08.rc5)', gpus: 256, tokens_per_s_per_gpu: 1}\n"
+                         "  - {release: '26.06', gpu: gb200, gpus: 256, tokens_per_s_per_gpu: 1}\n";
+  auto r = convert(head + "features: {flex_backend: deepep}\n" + ms, ds);
+  ASSERT_TRUE(r) << all(ds);
+  EXPECT_EQ(r->layout.dispatcher, Dispatcher::kAlltoall);  // the recipe as recorded
+  ASSERT_EQ(r->measurements.size(), 4u);
+  EXPECT_FALSE(r->measurements[0].overrides.dispatcher.has_value());
+  EXPECT_EQ(r->measurements[1].overrides.dispatcher, Dispatcher::kFlexDeepep);
+  EXPECT_EQ(r->measurements[2].overrides.dispatcher, Dispatcher::kFlexDeepep);
+  EXPECT_FALSE(r->measurements[3].overrides.dispatcher.has_value());  // DeepEP on GB200: alltoall
+  r = convert(head + "features: {flex_backend: hybridep}\n" + ms, ds);
+  ASSERT_TRUE(r) << all(ds);
+  EXPECT_EQ(r->measurements[3].overrides.dispatcher, Dispatcher::kFlexHybridep);
+  r = convert(head + ms, ds);  // no backend recorded: alltoall throughout
+  ASSERT_TRUE(r) << all(ds);
+  for (const Measurement& m : r->measurements) EXPECT_FALSE(m.overrides.dispatcher.has_value());
+  EXPECT_EQ(release_yymm("26.04.01"), 2604);
+  EXPECT_EQ(release_yymm("card (nvcr.io/nvidia/nemo:26.08.rc5)"), 2608);
+  EXPECT_FALSE(release_yymm("main").has_value());
 }
 
 TEST(RecipeYaml, NotAMap) {

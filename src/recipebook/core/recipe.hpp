@@ -53,6 +53,9 @@ struct Measurement {
     std::optional<int> cpu_offload_layers;
     std::optional<uint32_t> offload_modules;  // with fine_grained_offload false: 0
     std::optional<double> activation_offload_fraction;
+    // The flex dispatcher the run's release switched on from the record's `features.flex_backend`
+    // (catalog/recipe_layout.hpp release_dispatcher).
+    std::optional<Dispatcher> dispatcher;
   } overrides;
 };
 
@@ -72,6 +75,8 @@ struct Recipe {
 
   bool layout_known = false;  // every degree below was given (else `layout` holds defaults)
   Layout layout;
+  // `features.flex_backend` as recorded (deepep or hybridep), whatever `layout.dispatcher` says.
+  std::optional<Dispatcher> flex_backend;
   // `layout.etp` was given. An omitted one reads as 1 until the catalog links the model, which sets
   // Megatron's default for a MoE model (catalog/recipe_layout.hpp link_recipe_model).
   bool etp_recorded = false;

@@ -12,6 +12,14 @@ namespace {
 constexpr double kNvlinkLatencyS = 10e-6;
 constexpr double kScaleoutLatencyS = 25e-6;
 
+// n choose r as a double (the group counts of a router: at most a few hundred).
+double binomial(int n, int r) {
+  if (r < 0 || r > n) return 0.0;
+  double out = 1.0;
+  for (int i = 1; i <= r; ++i) out = out * (n - r + i) / i;
+  return out;
+}
+
 }  // namespace
 
 Links make_links(const Hardware& hw, const Efficiency& eff, int cluster_gpus_per_node, int world) {
@@ -66,12 +74,37 @@ double all_to_all_s(double bytes, const Group& grp, const Links& links) {
   return latency + std::max(intra, inter);
 }
 
-double ep_dedup_s(double token_bytes, int top_k, const Group& grp, const Links& links) {
+double ep_remote_domains(int top_k, const Group& grp, int domain, const RouteGroups& rg) {
+  const Span s = group_span(grp, domain);
+  const double k = top_k;
+  const double uniform = (s.g - 1.0) * (1.0 - std::pow(1.0 - 1.0 / s.g, k));
+  const int ep = std::max(1, grp.size);
+  const int ranks = static_cast<int>(s.k);
+  const bool grouped = rg.groups > 1 && rg.group_topk > 0 && rg.group_topk < rg.groups && rg.experts > 0 &&
+                       rg.experts % rg.groups == 0 && rg.experts % ep == 0 && ep % ranks == 0 && s.g > 1;
+  if (!grouped) return uniform;
+  const int per_group = rg.experts / rg.groups;
+  const int per_domain = rg.experts / ep * ranks;
+  const double picked = static_cast<double>(rg.group_topk) * per_group;  // the experts a token chooses among
+  if (per_domain % per_group == 0) {
+    const int h = per_domain / per_group;  // groups in one domain
+    double hit = 0.0;
+    for (int c = 1; c <= std::min(h, rg.group_topk); ++c)
+      hit += binomial(h, c) * binomial(rg.groups - h, rg.group_topk - c) / binomial(rg.groups, rg.group_topk) *
+             (1.0 - std::pow(1.0 - c * per_group / picked, k));
+    return (s.g - 1.0) * hit;
+  }
+  if (per_group % per_domain == 0)
+    return (s.g - 1.0) * rg.group_topk / rg.groups * (1.0 - std::pow(1.0 - per_domain / picked, k));
+  return uniform;
+}
+
+double ep_dedup_s(double token_bytes, int top_k, const Group& grp, const Links& links, const RouteGroups& rg) {
   if (grp.size <= 1 || token_bytes <= 0 || top_k <= 0) return 0.0;
   const Span s = group_span(grp, links.domain);
   const double k = top_k;
   const double intra = k * (s.k - 1.0) / s.k * token_bytes / links.ep_nvlink_bytes_per_s;
-  const double remote_domains = (s.g - 1.0) * (1.0 - std::pow(1.0 - 1.0 / s.g, k));
+  const double remote_domains = ep_remote_domains(top_k, grp, links.domain, rg);
   const double inter = remote_domains * token_bytes / links.ep_scaleout_bytes_per_s;
   const double latency = s.g > 1 ? links.scaleout_latency_s : links.nvlink_latency_s;
   return latency + std::max(intra, inter);

@@ -108,5 +108,28 @@ TEST(Microbench, EpDedupSendsOneCopyPerRemoteDomain) {
   EXPECT_GT(all_to_all_s(token_bytes * 8, g16, l) / ep_dedup_s(token_bytes, 8, g16, l), 3.5);
 }
 
+// Group-limited routing (DeepSeek-V3: 256 experts, n_group 8, topk_group 4) reaches fewer domains
+// than uniform routing: on EP 64 over 8-GPU nodes a group is a node, picked with 4/8 and then hit with
+// 1 - (3/4)^8; on EP 32 a node holds two groups (hypergeometric over the picked ones). Without groups,
+// or with groups that do not align with the domains, the uniform count stays. Before: every token
+// reached (g - 1)(1 - (1 - 1/g)^k) remote domains whatever the router.
+TEST(Microbench, EpDedupFollowsGroupLimitedRouting) {
+  const RouteGroups ds{256, 8, 4};
+  const double uniform64 = 7.0 * (1.0 - std::pow(7.0 / 8.0, 8));
+  EXPECT_NEAR(ep_remote_domains(8, Group{64, 1}, 8), uniform64, 1e-12);
+  EXPECT_NEAR(ep_remote_domains(8, Group{64, 1}, 8, ds), 7.0 * 0.5 * (1.0 - std::pow(0.75, 8)), 1e-12);
+  const double p1 = 2.0 * 20.0 / 70.0, p2 = 15.0 / 70.0;  // one or both of a node's two groups picked
+  EXPECT_NEAR(ep_remote_domains(8, Group{32, 1}, 8, ds),
+              3.0 * (p1 * (1.0 - std::pow(0.75, 8)) + p2 * (1.0 - std::pow(0.5, 8))), 1e-12);
+  // A group across two nodes (EP 128): the node's group picked, then half its experts' share.
+  EXPECT_NEAR(ep_remote_domains(8, Group{128, 1}, 8, ds), 15.0 * 0.5 * (1.0 - std::pow(1.0 - 16.0 / 128.0, 8)), 1e-12);
+  // All groups picked is uniform routing; one domain has no remote domains.
+  EXPECT_NEAR(ep_remote_domains(8, Group{64, 1}, 8, RouteGroups{256, 8, 8}), uniform64, 1e-12);
+  EXPECT_EQ(ep_remote_domains(8, Group{8, 1}, 8, ds), 0.0);
+  const Links l = make_links(test::h100(), Efficiency{.nvlink = 1.0, .scaleout = 1.0}, 8, 64);
+  const double token_bytes = 4096.0 * 7168 * 2;
+  EXPECT_LT(ep_dedup_s(token_bytes, 8, Group{64, 1}, l, ds), 0.75 * ep_dedup_s(token_bytes, 8, Group{64, 1}, l));
+}
+
 }  // namespace
 }  // namespace rb

@@ -177,13 +177,15 @@ StepTerms step_terms(const TimeInputs& in, const Layout& l, bool comm) {
     // rates their published figures show on this GPU (Links::ep_*); the alltoall dispatcher sends
     // every copy.
     const double token_bytes = ep_bytes / std::max(1, pm.top_k);
+    const Numerics& nm = pm.model.numerics;
+    const RouteGroups route_groups{pm.experts, nm.router_groups.value_or(0), nm.router_group_topk.value_or(0)};
     // The all-to-all ends when the busiest receiver has its copies (x.route); the allgather
     // dispatcher gathers every token whatever the routing.
     x.a2a = l.dispatcher == Dispatcher::kAllgather
                 ? 2.0 * reduce_scatter_s(ep_bytes * l.ep / std::max(1, pm.top_k), groups.ep, links)
             : flex ? 0.5 * x.route *
-                         (ep_dedup_s(token_bytes * dispatch_ratio, pm.top_k, groups.ep, links) +
-                          ep_dedup_s(token_bytes, pm.top_k, groups.ep, links))
+                         (ep_dedup_s(token_bytes * dispatch_ratio, pm.top_k, groups.ep, links, route_groups) +
+                          ep_dedup_s(token_bytes, pm.top_k, groups.ep, links, route_groups))
                    : 0.5 * x.route *
                          (all_to_all_s(dispatch_bytes, groups.ep, links) + all_to_all_s(ep_bytes, groups.ep, links));
     const double pp_bytes = act_bytes / (l.sp ? tp : 1.0);
