@@ -285,6 +285,61 @@ TEST(Time, ContextParallelPaysItsRingStepLaunches) {
   EXPECT_LT(tb.overhead_s - ta.overhead_s, 0.01 * ta.step_time_s);
 }
 
+TEST(Time, ContextParallelRingStepExposesWhatItsOwnAttentionCannotHide) {
+  // Transformer Engine's ring (AttnFuncWithCPAndKVP2P): forward step i posts step i + 1's K/V exchange
+  // and runs its own attention, so each exchange hides only under its own step's attention (1/cp of the
+  // layer's), never under the last step or the backward. CP 2 x TP 8 on 8-GPU nodes puts the ring
+  // across nodes: at seq 24576 the three block transfers fit under overlap x all of the attention (the
+  // old aggregate, which left cp_comm_s at 0) but the forward one does not fit under its step.
+  const PreparedModel pm = prepare(test::llama3_8b());
+  const Hardware hw = test::h100();
+  const Efficiency& eff = hw.eff(Precision::kBf16);
+  Layout l;
+  l.tp = 8;
+  l.sp = true;
+  l.cp = 2;
+  l.dp = 1;
+  const int64_t seq = 24576;
+  const TimeBreakdown t = run(pm, hw, l, seq, 1);
+  const Links links = make_links(hw, eff, 0, l.world());
+  const LayerSums& s = pm.prefix.back();
+  const double tokens = seq / 2.0;
+  const double block = tokens * s.kv_bytes / 8.0 / links.scaleout_bytes_per_s;
+  const double calls = s.attn_layers * links.scaleout_latency_s;
+  const double attn_fwd = t.attention_s / 3.5;  // forward 1 of flash attention's 3.5 passes
+  ASSERT_LT(3.0 * (block + calls), eff.overlap * t.attention_s);  // the whole ring fits under all of it
+  const double fwd = std::max(0.0, calls + block - eff.overlap * attn_fwd / 2.0);
+  const double bwd = 2.0 * std::max(0.0, calls + block - eff.overlap * 2.5 * attn_fwd / 2.0);
+  EXPECT_GT(fwd, 0.0);
+  EXPECT_NEAR(t.cp_comm_s, fwd + bwd, 1e-9);
+}
+
+TEST(Time, ContextParallelPaysItsMergeKernels) {
+  // CP 2 with micro batch 4 runs the same GEMMs and attention FLOPs per rank as CP 1 with micro batch 2,
+  // plus the kernels Transformer Engine's ring adds around each step (bf16, memory-bound): forward the
+  // K/V copy into the send buffer, the first step's output scaled into place and the second merged
+  // into it; backward the K/V copy and per step dQ and dK/dV copied or added into their accumulators.
+  const PreparedModel pm = prepare(test::llama3_8b());
+  const Hardware hw = test::h100();
+  Layout a;
+  a.dp = 8;
+  a.mbs = 2;
+  Layout b = a;
+  b.cp = 2;
+  b.dp = 4;
+  b.mbs = 4;
+  const TimeBreakdown ta = run(pm, hw, a, 4096, 4);
+  const TimeBreakdown tb = run(pm, hw, b, 4096, 4);
+  const LayerSums& s = pm.prefix.back();
+  const double tokens = 4.0 * 4096 / 2;
+  const double o = tokens * s.attn_layers * pm.q_dim * 2.0, kv = tokens * s.kv_bytes;
+  const double fwd = 2.0 * o + 3.0 * o + 2.0 * kv;
+  const double bwd = 5.0 * (o + kv) + 2.0 * kv;
+  const double hbm = hw.hbm_bytes_per_s * hw.eff(Precision::kBf16).hbm;
+  EXPECT_NEAR(tb.memory_bound_s - ta.memory_bound_s, 4.0 * (fwd + bwd) / hbm, 1e-9);
+  EXPECT_NEAR(tb.attention_s, ta.attention_s, 1e-9 * ta.attention_s);
+}
+
 TEST(Time, SelectiveRecomputeOfANormRegeneratesItsOutput) {
   // Recomputing the norms moves the forward's traffic of their outputs again (read the input, write
   // the output: 2 bytes per saved byte) at the achieved HBM rate, and nothing else.
