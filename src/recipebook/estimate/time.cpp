@@ -15,6 +15,12 @@ namespace {
 
 // Fixed modelling constants (docs/model.md "Time"); the fitted ones live in Efficiency, the GEMM size
 // curves' half-points in Hardware (gemm_half_dim, expert_half_dim).
+// The token (M) dimension's half-point of the dense GEMM size factor (dense_gemm_size_factor): the
+// published cuBLAS BF16 sweeps over M in catalog/hardware `microbenchmarks:` fit n / (n + 150) on
+// H100 (vLLM #23280, N=2112 K=7168, M 256-8192) and n / (n + 188) on B200 (vLLM #19566, N=K=4096,
+// M 256-2048); 170 is their mean. On B200 M 1024 -> 2048 gains 6% (1363 -> 1444 TFLOP/s): this
+// curve gives 7.7%, the width curve's 1024 would give 33%.
+constexpr double kGemmTokensHalfDim = 170.0;
 constexpr double kAttnPasses = 3.5;         // flash attention: forward 1, backward 2.5 (FlashAttention-2 Sec. 3)
 // Mamba-2 SSD and GDN chunked delta-rule kernels, per FLOP Megatron counts for them (7 d_in state for
 // the scan), run at this fraction of the flash-attention rate: Dao & Gu 2024 (arXiv 2405.21060,
@@ -85,6 +91,10 @@ double gemm_size_factor(double smallest_dim, double half_dim) {
   return smallest_dim / (smallest_dim + std::max(0.0, half_dim));
 }
 
+double dense_gemm_size_factor(double tokens, double smallest_width, double half_dim) {
+  return gemm_size_factor(tokens, kGemmTokensHalfDim) * gemm_size_factor(smallest_width, half_dim);
+}
+
 namespace {
 
 // What step_time computes once per layout and GPU, before its loop over the pipeline ranks. With
@@ -135,7 +145,7 @@ StepTerms step_terms(const TimeInputs& in, const Layout& l, bool comm) {
   // rank, the hidden size, the TP-sharded width); routed experts by the
   // tokens each local expert gets (balanced routing) and the expert width.
   const double dense_width = pm.dense_ffn > 0 ? pm.dense_ffn : (pm.q_dim > 0 ? pm.q_dim : h);
-  x.f_dense = gemm_size_factor(std::min({tokens, h, dense_width / tp}), hw.gemm_half_dim);
+  x.f_dense = dense_gemm_size_factor(tokens, std::min(h, dense_width / tp), hw.gemm_half_dim);
   if (pm.experts > 0) {
     // The grouped GEMMs of one expert are (m tokens x h) by (h x width), h the expert input width
     // (a latent MoE's latent size). Two losses multiply:
@@ -220,7 +230,7 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, double last, double m
   const double heads = last + mtp * static_cast<double>(pm.model.mtp_layers);
   const double head_fwd = heads > 0 ? tok_tp * 2.0 * h * x.vpad * heads /
                                           (x.peak_bf16 * eff.gemm *
-                                           gemm_size_factor(std::min({tokens, h, x.vpad / tp}), hw.gemm_half_dim))
+                                           dense_gemm_size_factor(tokens, std::min(h, x.vpad / tp), hw.gemm_half_dim))
                                     : 0.0;
   const double core = s.full_core * static_cast<double>(in.seq) / 2.0 + s.swa_core * x.swa_ctx +
                       s.fixed_core / kScanRelativeRate;
