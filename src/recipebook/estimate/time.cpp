@@ -21,6 +21,14 @@ namespace {
 // M 256-2048); 170 is their mean. On B200 M 1024 -> 2048 gains 6% (1363 -> 1444 TFLOP/s): this
 // curve gives 7.7%, the width curve's 1024 would give 33%.
 constexpr double kGemmTokensHalfDim = 170.0;
+// Flash attention's rate against the length n its blocks run over, fraction = n / (n + half) of one
+// asymptote: FlashAttention-4's forward on Blackwell, head dim 128, a fixed 32k tokens per call
+// (github.com/Dao-AILab/flash-attention/pull/2605 table): non-causal 1540 / 1706 / 1796 / 1837 / 1882
+// TFLOP/s at n = 1k-16k and causal 829 / 1172 / 1431 at 1k-4k fit 1900 n / (n + 240) and
+// 1900 n / (n + 1310) within 1%. Only the ratio of two such rates is used (CP's steps against the
+// whole sequence's causal block), so the level, fitted as eff.attention, is kept.
+constexpr double kFlashHalfNonCausal = 240.0;
+constexpr double kFlashHalfCausal = 1310.0;
 constexpr double kAttnPasses = 3.5;         // flash attention: forward 1, backward 2.5 (FlashAttention-2 Sec. 3)
 // Mamba-2 SSD and GDN chunked delta-rule kernels, per FLOP Megatron counts for them (7 d_in state for
 // the scan), run at this fraction of the flash-attention rate: Dao & Gu 2024 (arXiv 2405.21060,
@@ -307,6 +315,19 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, double last, double m
     t.mem += (merge_fwd + merge_bwd) / hbm;
     const double again = l.recompute == Recompute::kFull ? recompute_fraction : (mods & kRcCoreAttn) ? 1.0 : 0.0;
     t.recompute += again * merge_fwd / hbm;
+    // The steps' kernels run over shorter blocks than CP 1's causal block of the whole sequence S: the
+    // diagonal a causal block of S / cp, the others (on the rank that computes all its queries
+    // against one chunk in every one of them, the slowest) non-causal over S / (2 cp) keys; equal
+    // FLOPs each, so the time is the mean of 1 / rate over the steps (kFlashHalf*).
+    const double seq_len = static_cast<double>(in.seq);
+    const auto rate = [](double n, double half) { return n / (n + half); };
+    const double slowdown = (1.0 / rate(seq_len / cp, kFlashHalfCausal) +
+                             (cp - 1.0) / rate(seq_len / (2.0 * cp), kFlashHalfNonCausal)) /
+                            cp * rate(seq_len, kFlashHalfCausal);
+    const double full_fwd = tok_tp * s.full_core * seq_len / 2.0 / (x.peak_bf16 * eff.attention);
+    const double extra_fwd = (slowdown - 1.0) * full_fwd;
+    t.attn += kAttnPasses * extra_fwd;
+    t.recompute += again * extra_fwd;
     if (x.comm) {
       const Links& links = x.links;
       const Groups& groups = x.groups;
@@ -318,7 +339,7 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, double last, double m
       const double calls = s.attn_layers * call_latency;
       // Each step's softmax attention (the scan layers' time is no cover: the ring is per attention layer).
       const double ring_attn_fwd =
-          tok_tp * (s.full_core * static_cast<double>(in.seq) / 2.0 + s.swa_core * x.swa_ctx) / (x.peak_bf16 * eff.attention);
+          tok_tp * (s.full_core * seq_len / 2.0 + s.swa_core * x.swa_ctx) / (x.peak_bf16 * eff.attention) + extra_fwd;
       const double step_fwd = eff.overlap * ring_attn_fwd / cp;
       const double step_bwd = eff.overlap * (kAttnPasses - 1.0) * ring_attn_fwd / cp;
       const double exposed_fwd = (cp - 1.0) * std::max(0.0, calls + block - step_fwd);
