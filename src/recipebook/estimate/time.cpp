@@ -16,6 +16,20 @@ namespace {
 
 // Fixed modelling constants (docs/model.md "Time"); the fitted ones live in Efficiency, the GEMM size
 // curves' half-points in Hardware (gemm_half_dim, expert_half_dim).
+// The token (M) dimension's half-point of the dense GEMM size factor (dense_gemm_size_factor): the
+// published cuBLAS BF16 sweeps over M in catalog/hardware `microbenchmarks:` fit n / (n + 150) on
+// H100 (vLLM #23280, N=2112 K=7168, M 256-8192) and n / (n + 188) on B200 (vLLM #19566, N=K=4096,
+// M 256-2048); 170 is their mean. On B200 M 1024 -> 2048 gains 6% (1363 -> 1444 TFLOP/s): this
+// curve gives 7.7%, the width curve's 1024 would give 33%.
+constexpr double kGemmTokensHalfDim = 170.0;
+// Flash attention's rate against the length n its blocks run over, fraction = n / (n + half) of one
+// asymptote: FlashAttention-4's forward on Blackwell, head dim 128, a fixed 32k tokens per call
+// (github.com/Dao-AILab/flash-attention/pull/2605 table): non-causal 1540 / 1706 / 1796 / 1837 / 1882
+// TFLOP/s at n = 1k-16k and causal 829 / 1172 / 1431 at 1k-4k fit 1900 n / (n + 240) and
+// 1900 n / (n + 1310) within 1%. Only the ratio of two such rates is used (CP's steps against the
+// whole sequence's causal block), so the level, fitted as eff.attention, is kept.
+constexpr double kFlashHalfNonCausal = 240.0;
+constexpr double kFlashHalfCausal = 1310.0;
 constexpr double kAttnPasses = 3.5;         // flash attention: forward 1, backward 2.5 (FlashAttention-2 Sec. 3)
 // Mamba-2 SSD and GDN chunked delta-rule kernels, per FLOP Megatron counts for them (7 d_in state for
 // the scan), run at this fraction of the flash-attention rate: Dao & Gu 2024 (arXiv 2405.21060,
@@ -49,11 +63,6 @@ constexpr double kMoeSyncS = 40e-6;         // one dropless token-count device-t
 // 2 bytes: DeepEP's own benchmarks count it so (tests/legacy/test_intranode.py, test_internode.py:
 // `fp8_factor = (1 + 4 / 128) / 2`; the scales are `[num_tokens, hidden // 128]` float).
 constexpr double kFp8DispatchBytesRatio = (1.0 + 4.0 / 128.0) / 2.0;
-// CP ring (Transformer Engine's AttnFuncWithCPAndKVP2P): per extra ring step and attention layer one
-// K/V exchange forward and two backward (K/V and dK/dV), each its own send/recv call paying the
-// per-call latency of collectives.cpp; TE posts step i + 1's exchange before step i's attention, so
-// bytes and latency overlap that attention.
-constexpr double kCpRingCallsPerStep = 3.0;
 // Host launches per extra ring step and attention layer: the step's attention kernel and its send/recv,
 // forward and backward (4), at a few microseconds each (kKernelLaunchS, estimate/host.hpp; the order of
 // the per-kernel launch cost NVIDIA's "Getting Started with CUDA Graphs" (2019) shows for short kernels
@@ -91,6 +100,10 @@ double sum_act(const LayerSums& s, const Layout& l) {
 double gemm_size_factor(double smallest_dim, double half_dim) {
   if (smallest_dim <= 0) return 1.0;
   return smallest_dim / (smallest_dim + std::max(0.0, half_dim));
+}
+
+double dense_gemm_size_factor(double tokens, double smallest_width, double half_dim) {
+  return gemm_size_factor(tokens, kGemmTokensHalfDim) * gemm_size_factor(smallest_width, half_dim);
 }
 
 namespace {
@@ -143,7 +156,7 @@ StepTerms step_terms(const TimeInputs& in, const Layout& l, bool comm) {
   // rank, the hidden size, the TP-sharded width); routed experts by the
   // tokens each local expert gets (balanced routing) and the expert width.
   const double dense_width = pm.dense_ffn > 0 ? pm.dense_ffn : (pm.q_dim > 0 ? pm.q_dim : h);
-  x.f_dense = gemm_size_factor(std::min({tokens, h, dense_width / tp}), hw.gemm_half_dim);
+  x.f_dense = dense_gemm_size_factor(tokens, std::min(h, dense_width / tp), hw.gemm_half_dim);
   if (pm.experts > 0) {
     // The grouped GEMMs of one expert are (m tokens x h) by (h x width), h the expert input width
     // (a latent MoE's latent size). Two losses multiply:
@@ -230,7 +243,7 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, double last, double m
   const double heads = last + mtp * static_cast<double>(pm.model.mtp_layers);
   const double head_fwd = heads > 0 ? tok_tp * 2.0 * h * x.vpad * heads /
                                           (x.peak_bf16 * eff.gemm *
-                                           gemm_size_factor(std::min({tokens, h, x.vpad / tp}), hw.gemm_half_dim))
+                                           dense_gemm_size_factor(tokens, std::min(h, x.vpad / tp), hw.gemm_half_dim))
                                     : 0.0;
   const double core = s.full_core * static_cast<double>(in.seq) / 2.0 + s.swa_core * x.swa_ctx +
                       s.fixed_core / kScanRelativeRate;
@@ -283,19 +296,64 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, double last, double m
   const double tp_ops = l.tp > 1 ? 2.0 * tp_per_pass + last * (2.0 * rs) : 0.0;
   t.tp = tp_ops * (1.0 - tp_hidden);
 
-  // CP: ring exchange of K/V blocks ((cp - 1) steps; backward moves K/V and dK/dV), overlapped with
-  // the attention core; GDN/Mamba layers all-to-all their projections (2 forward, 2 backward).
-  if (l.cp > 1 && x.comm) {
-    const Links& links = x.links;
-    const Groups& groups = x.groups;
-    const double ring_bytes = 3.0 * (l.cp - 1.0) * tokens * s.kv_bytes / tp;
-    // A ring that leaves the NVLink domain runs at the pace of its scale-out hops.
-    const int ring_distance = l.cp * groups.cp.stride > links.domain ? links.domain : groups.cp.stride;
-    const double ring = ring_bytes > 0 ? p2p_s(ring_bytes, ring_distance, links) : 0.0;
-    const double call_latency = ring_distance < links.domain ? links.nvlink_latency_s : links.scaleout_latency_s;
-    const double ring_calls = s.attn_layers * kCpRingCallsPerStep * (l.cp - 1.0) * call_latency;
-    const double linear = s.linear_layers * 4.0 * all_to_all_s(x.act_bytes / tp, groups.cp, links);
-    t.cp = std::max(0.0, ring + ring_calls - eff.overlap * t.attn) + linear;
+  // CP as Transformer Engine runs it (AttnFuncWithCPAndKVP2P, cp_comm_type p2p, Megatron's default;
+  // docs/model.md "Time"): each attention layer splits the sequence into 2 cp chunks (rank r holds
+  // chunks r and 2 cp - 1 - r), and walks cp steps of equal FLOPs (the diagonal step a causal block of
+  // the rank's 2 chunks, each other step a half block: all its queries against one chunk, or half its
+  // queries against two). Forward step i posts the K/V exchange for step i + 1, then runs its own
+  // attention: cp - 1 exchanges, each hidden only under its own step. Backward step i sends K/V
+  // (step 0), K/V and dK/dV as one tensor (steps 1 .. cp - 2) or dK/dV (the last step), each under
+  // that step's attention backward; the last step waits for its dK/dV before it accumulates. A step
+  // exposes what its exchange takes beyond `overlap` of its attention. GDN/Mamba layers all-to-all
+  // their projections (2 forward, 2 backward).
+  if (l.cp > 1) {
+    const double cp = l.cp;
+    // The merge kernels CP adds (memory-bound, bf16): forward, the K/V copy into the send buffer
+    // (read + write), the first step's output scaled into place (read + write) and every later
+    // step's output merged into it (read both, write: flash_attn_fwd_out_correction); backward, the
+    // K/V copy into the ring buffer, and per step dQ and dK/dV copied (first step) or added into
+    // their accumulators. Per token O and dQ are q_dim wide, K/V and dK/dV kv_bytes.
+    const double o_bytes = tokens * s.attn_layers * pm.q_dim * 2.0 / tp;
+    const double kv_bytes = tokens * s.kv_bytes / tp;
+    const double merge_fwd = (2.0 + 3.0 * (cp - 1.0)) * o_bytes + 2.0 * kv_bytes;
+    const double merge_bwd = (3.0 * cp - 1.0) * (o_bytes + kv_bytes) + 2.0 * kv_bytes;
+    t.mem += (merge_fwd + merge_bwd) / hbm;
+    const double again = l.recompute == Recompute::kFull ? recompute_fraction : (mods & kRcCoreAttn) ? 1.0 : 0.0;
+    t.recompute += again * merge_fwd / hbm;
+    // The steps' kernels run over shorter blocks than CP 1's causal block of the whole sequence S: the
+    // diagonal a causal block of S / cp, the others (on the rank that computes all its queries
+    // against one chunk in every one of them, the slowest) non-causal over S / (2 cp) keys; equal
+    // FLOPs each, so the time is the mean of 1 / rate over the steps (kFlashHalf*).
+    const double seq_len = static_cast<double>(in.seq);
+    const auto rate = [](double n, double half) { return n / (n + half); };
+    const double slowdown = (1.0 / rate(seq_len / cp, kFlashHalfCausal) +
+                             (cp - 1.0) / rate(seq_len / (2.0 * cp), kFlashHalfNonCausal)) /
+                            cp * rate(seq_len, kFlashHalfCausal);
+    const double full_fwd = tok_tp * s.full_core * seq_len / 2.0 / (x.peak_bf16 * eff.attention);
+    const double extra_fwd = (slowdown - 1.0) * full_fwd;
+    t.attn += kAttnPasses * extra_fwd;
+    t.recompute += again * extra_fwd;
+    if (x.comm) {
+      const Links& links = x.links;
+      const Groups& groups = x.groups;
+      // A ring that leaves the NVLink domain runs at the pace of its scale-out hops.
+      const int ring_distance = l.cp * groups.cp.stride > links.domain ? links.domain : groups.cp.stride;
+      const double call_latency = ring_distance < links.domain ? links.nvlink_latency_s : links.scaleout_latency_s;
+      // One K/V block of every attention layer on this rank, and one send/recv call per layer.
+      const double block = kv_bytes > 0 ? p2p_s(kv_bytes, ring_distance, links) - call_latency : 0.0;
+      const double calls = s.attn_layers * call_latency;
+      // Each step's softmax attention (the scan layers' time is no cover: the ring is per attention layer).
+      const double ring_attn_fwd =
+          tok_tp * (s.full_core * seq_len / 2.0 + s.swa_core * x.swa_ctx) / (x.peak_bf16 * eff.attention) + extra_fwd;
+      const double step_fwd = eff.overlap * ring_attn_fwd / cp;
+      const double step_bwd = eff.overlap * (kAttnPasses - 1.0) * ring_attn_fwd / cp;
+      const double exposed_fwd = (cp - 1.0) * std::max(0.0, calls + block - step_fwd);
+      const double exposed_bwd = 2.0 * std::max(0.0, calls + block - step_bwd) +
+                                 (cp - 2.0) * std::max(0.0, calls + 2.0 * block - step_bwd);
+      const double linear = s.linear_layers * 4.0 * all_to_all_s(x.act_bytes / tp, groups.cp, links);
+      t.cp = exposed_fwd + exposed_bwd + linear;
+      t.recompute += again * (exposed_fwd + 0.5 * linear);
+    }
   }
   // EP: dispatch + combine, forward and backward. With EP A2A overlap (Megatron's combined 1F1B
   // schedule, `overlap_moe_expert_parallel_comm`) they run under the compute of the micro-batch

@@ -108,4 +108,10 @@ OffloadTime offload_time(const Hardware& hw, const Layout& l, int gpus_per_node,
 // GEMMs). n0 is the GPU's Hardware::gemm_half_dim (dense) or expert_half_dim (grouped experts).
 double gemm_size_factor(double smallest_dim, double half_dim);
 
+// A dense GEMM's size factor: its token (M) dimension on its own curve, the published cuBLAS M sweeps'
+// half-point (time.cpp kGemmTokensHalfDim), times the weight dimensions' (the smaller of the hidden
+// size and the TP-sharded width) on the GPU's Hardware::gemm_half_dim. The token count is the micro
+// batch's on this rank (CP divides it); a product, since the sweeps show M mattering above N too.
+double dense_gemm_size_factor(double tokens, double smallest_width, double half_dim);
+
 }  // namespace rb
