@@ -1070,6 +1070,24 @@ CODE_SET_SETTINGS = {
                         ("account_for_loss_in_pipeline_split", True)],
 }
 
+# BF16 first/last layers that a performance recipe's mixed-precision config sets in code (the static read
+# has the precision name only), by the data's (model, precision): Megatron-Core first_last_layers_bf16
+# with num_layers_at_start/end_in_bf16 (the layout's bf16_layers_at_start/_end, docs/catalog-format.md).
+# Megatron-Bridge perf_recipes/nemotronh/{b200,b300,gb200,gb300}/nemotronh.py set
+# `cfg.mixed_precision = _nemotron_3_super_nvfp4_precision()` (perf_recipes/nemotronh/common.py), which is
+# training/mixed_precision.py nemotron_3_super_bf16_with_nvfp4_mixed: bf16_with_nvfp4_mixed with
+# first_last_layers_bf16 = True, num_layers_at_end_in_bf16 = 14 (start stays MixedPrecisionConfig's 0); the
+# vr200 recipe starts from the gb300 one. The same 14 since the first Super NVFP4 performance config
+# (v0.4.0, scripts/performance/configs/nemotronh/nemotron_3_llm_pretrain.py set_nemotron_3_super_common_configs,
+# then nemotron_3_super_bf16_with_nvfp4_mixed from v0.4.2) through v0.6.0 and 067f987df. The other NVFP4
+# and FP8 performance recipes keep every decoder layer quantized: perf_recipes/_common.py _perf_precision
+# (bf16_with_nvfp4_mixed, bf16_with_mxfp8_mixed; current and delayed scaling with first_last_layers_bf16 =
+# False), as scripts/performance/utils/precision.py did since v0.2.0.
+PERF_PRECISION_SETTINGS = {
+    ("nemotron_3_super", "nvfp4"): [("first_last_layers_bf16", True), ("num_layers_at_start_in_bf16", 0),
+                                    ("num_layers_at_end_in_bf16", 14)],
+}
+
 # Layout helpers whose (PP, VP) table the recipes call with literal arguments, as Megatron-Core layout
 # strings (Megatron-Bridge recipes/kimi/h100/kimi_k2.py _get_kimi_k2_pipeline_layout: 61 layers, no MTP).
 _KIMI_K2_16 = "Et*4|(t*4|)*14tL"
@@ -1248,6 +1266,9 @@ def recipe_record(row, model_name, hw_docs):
     settings = CODE_SET_SETTINGS.get(model_name)
     if settings and int_or_none(row["pp"]) not in (None, 1):
         features["settings"] = OD(settings)
+    precision_settings = PERF_PRECISION_SETTINGS.get((row["model"], m.group(1))) if kind == "performance" else None
+    if precision_settings:
+        features.setdefault("settings", OD()).update(precision_settings)
 
     d = OD()
     d["name"] = entry

@@ -68,6 +68,8 @@ const std::map<std::string, Json>& cases() {
       {"cross_entropy_fusion_impl", {{"cross_entropy_fusion_impl", "native"}}},
       {"hidden_dropout", {{"hidden_dropout", 0.1}}},
       {"attention_dropout", {{"attention_dropout", 0.1}}},
+      {"bf16_layers_at_start", {{"precision", "fp8_cs"}, {"bf16_layers_at_start", 2}}},
+      {"bf16_layers_at_end", {{"precision", "fp8_cs"}, {"bf16_layers_at_end", 3}}},
   };
   return c;
 }

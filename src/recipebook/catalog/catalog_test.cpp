@@ -150,6 +150,26 @@ TEST(Catalog, MissSuggestsButNeverSubstitutes) {
   EXPECT_THAT(missing_file.error().message, HasSubstr("no such file"));
 }
 
+// Megatron-Bridge's Nemotron 3 Super NVFP4 performance recipes keep the last 14 decoder layers in
+// BF16 (perf_recipes/nemotronh/common.py _nemotron_3_super_nvfp4_precision ->
+// nemotron_3_super_bf16_with_nvfp4_mixed); its MXFP8 ones and the other NVFP4 recipes quantize every
+// layer (perf_recipes/_common.py _perf_precision). Before, the records did not carry it.
+TEST(Catalog, SuperNvfp4RecipesKeepTheirLastLayersInBf16) {
+  const Catalog& cat = builtin();
+  for (const char* gpu : {"b200", "b300", "gb200", "gb300"}) {
+    auto r = cat.find_recipe(std::string("nemotron_3_super_pretrain_64gpu_") + gpu + "_nvfp4_config");
+    ASSERT_TRUE(r) << gpu;
+    EXPECT_EQ((*r)->recipe.layout.bf16_layers_at_start, 0) << gpu;
+    EXPECT_EQ((*r)->recipe.layout.bf16_layers_at_end, 14) << gpu;
+    auto mx = cat.find_recipe(std::string("nemotron_3_super_pretrain_64gpu_") + gpu + "_fp8mx_config");
+    ASSERT_TRUE(mx) << gpu;
+    EXPECT_EQ((*mx)->recipe.layout.bf16_layers_at_end, 0) << gpu;
+  }
+  auto llama = cat.find_recipe("llama3_70b_pretrain_64gpu_gb300_nvfp4_config");
+  ASSERT_TRUE(llama);
+  EXPECT_EQ((*llama)->recipe.layout.bf16_layers_at_end, 0);
+}
+
 TEST(Catalog, StubModelIsReturnedAsIs) {
   // A built-in stub (no architecture yet, not of a `kind`) is found by its alias and returned unsized.
   // Which models are stubs changes as the catalog is sized, so take the first one there is.

@@ -219,6 +219,12 @@ void read_features(YamlReader& r, const YNode& doc, Recipe& rec, std::optional<s
     l.account_for_loss = r.boolean(st, "account_for_loss_in_pipeline_split", sp).value_or(l.account_for_loss);
     // Megatron's name, as `launch --target recipe` writes a layout without the distributed optimizer.
     l.distributed_optimizer = r.boolean(st, "use_distributed_optimizer", sp).value_or(l.distributed_optimizer);
+    // Megatron-Core first_last_layers_bf16: the counts count only with the switch on (Bridge's
+    // MixedPrecisionConfig defaults them to 0).
+    if (r.boolean(st, "first_last_layers_bf16", sp).value_or(false)) {
+      l.bf16_layers_at_start = r.int32(st, "num_layers_at_start_in_bf16", sp, 0).value_or(0);
+      l.bf16_layers_at_end = r.int32(st, "num_layers_at_end_in_bf16", sp, 0).value_or(0);
+    }
   }
   flex_backend = r.string(f, "flex_backend", p);
 }

@@ -334,6 +334,26 @@ TEST(RecipeYaml, ReleaseAppliesTheRecordedFlexBackend) {
   EXPECT_FALSE(release_yymm("main").has_value());
 }
 
+// Megatron-Core first_last_layers_bf16 and its counts (features.settings, by their Megatron names)
+// reach the layout; the counts alone, with the switch off, keep every layer quantized (Megatron-Core
+// reads them only with the switch on: fp4_utils.py get_fp4_context). Before, the layout had no such
+// field and the settings stayed settings for the rules.
+TEST(RecipeYaml, Bf16FirstLastLayersReachTheLayoutWithTheirSwitch) {
+  Diagnostics ds;
+  auto r = convert("workload: {precision: nvfp4}\nlayout: {tp: 1, pp: 1, cp: 1, ep: 8}\n"
+                   "features: {settings: {first_last_layers_bf16: true, num_layers_at_start_in_bf16: 0,\n"
+                   "                      num_layers_at_end_in_bf16: 14}}\n",
+                   ds);
+  ASSERT_TRUE(r) << all(ds);
+  EXPECT_EQ(r->layout.bf16_layers_at_start, 0);
+  EXPECT_EQ(r->layout.bf16_layers_at_end, 14);
+  r = convert("workload: {precision: nvfp4}\nlayout: {tp: 1, pp: 1, cp: 1, ep: 8}\n"
+              "features: {settings: {first_last_layers_bf16: false, num_layers_at_end_in_bf16: 14}}\n",
+              ds);
+  ASSERT_TRUE(r) << all(ds);
+  EXPECT_EQ(r->layout.bf16_layers_at_end, 0);
+}
+
 TEST(RecipeYaml, NotAMap) {
   Diagnostics ds;
   EXPECT_FALSE(convert("- a\n", ds));

@@ -129,6 +129,11 @@ struct Layout {
   CrossEntropyImpl cross_entropy_fusion_impl = CrossEntropyImpl::kTe;
   double hidden_dropout = 0;     // TransformerConfig hidden_dropout: the bias-dropout-add after each sub-block
   double attention_dropout = 0;  // TransformerConfig attention_dropout: on the attention probabilities
+  // Megatron-Core first_last_layers_bf16 with num_layers_at_start/end_in_bf16: the first and the last
+  // decoder layers (by global layer number) run outside the FP8/FP4 autocast, their GEMMs in BF16
+  // (fp8_utils.py / fp4_utils.py get_fp8_context / get_fp4_context). 0 and 0 = every layer quantized.
+  int bf16_layers_at_start = 0;
+  int bf16_layers_at_end = 0;
 
   [[nodiscard]] int model_parallel() const { return tp * pp * cp; }
   // Whether the TP overlap runs: Megatron-LM asserts it only with sequence parallelism, which it

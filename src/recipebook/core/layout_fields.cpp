@@ -208,6 +208,8 @@ std::string cross_entropy_impl_text(const Layout& l) {
   return std::string(cross_entropy_impl_name(l.cross_entropy_fusion_impl));
 }
 bool cross_entropy_fused(const Layout& l) { return l.cross_entropy_loss_fusion; }
+// The BF16 first/last layers mean something only under an FP8 or FP4 recipe.
+bool quantized(const Layout& l) { return l.precision != Precision::kBf16; }
 
 const std::array kLayoutFields{
     plan_flag("Tensor parallel degree",
@@ -377,6 +379,23 @@ const std::array kLayoutFields{
                         "Attention dropout probability, 0..1 (default 0; Megatron-LM's own is 0.1)",
                         &F::attention_dropout, &L::attention_dropout, "features.attention_dropout",
                         "model.attention_dropout", "--attention-dropout", P::kFixed, D::kNone)),
+    // Megatron-Core first_last_layers_bf16 (TransformerConfig; Bridge MixedPrecisionConfig): one row per
+    // count; the writers add the switch and write both counts when either is set (Megatron-Core's own
+    // default count is 1, Bridge's 0: launch_megatron.cpp, launch_bridge.cpp).
+    when_in_force(quantized,
+                  when_set(int_row("bf16_layers_at_start",
+                                   "Decoder layers at the start kept in BF16 under FP8/FP4 (first_last_layers_bf16)",
+                                   M::kZero, &F::bf16_layers_at_start, &L::bf16_layers_at_start,
+                                   "features.settings.num_layers_at_start_in_bf16",
+                                   "mixed_precision.num_layers_at_start_in_bf16", "--num-layers-at-start-in-bf16",
+                                   P::kFixed, D::kNone))),
+    when_in_force(quantized,
+                  when_set(int_row("bf16_layers_at_end",
+                                   "Decoder layers at the end kept in BF16 under FP8/FP4 (first_last_layers_bf16)",
+                                   M::kZero, &F::bf16_layers_at_end, &L::bf16_layers_at_end,
+                                   "features.settings.num_layers_at_end_in_bf16",
+                                   "mixed_precision.num_layers_at_end_in_bf16", "--num-layers-at-end-in-bf16",
+                                   P::kFixed, D::kNone))),
 };
 }  // namespace
 

@@ -50,6 +50,8 @@ struct LayoutFlags {
   std::optional<bool> cross_entropy_loss_fusion;
   std::string cross_entropy_fusion_impl;  // te | native
   std::optional<double> hidden_dropout, attention_dropout;
+  // Decoder layers kept in BF16 at the start and the end under FP8/FP4 (first_last_layers_bf16).
+  std::optional<int> bf16_layers_at_start, bf16_layers_at_end;
 
   [[nodiscard]] bool any() const;
 };

@@ -121,6 +121,8 @@ constexpr auto kOverrideKeys = std::to_array<std::string_view>({
     "ddp.data_parallel_sharding_strategy", "ddp.grad_reduce_in_fp32", "optimizer.use_precision_aware_optimizer",
     "model.account_for_embedding_in_pipeline_split", "model.account_for_loss_in_pipeline_split",
     "comm_overlap.overlap_moe_expert_parallel_comm", "comm_overlap.tp_comm_overlap", "mixed_precision",
+    "mixed_precision.first_last_layers_bf16", "mixed_precision.num_layers_at_start_in_bf16",
+    "mixed_precision.num_layers_at_end_in_bf16",
     // the loss and dropout (MCore ModelParallelConfig, TransformerConfig)
     "model.cross_entropy_loss_fusion", "model.cross_entropy_fusion_impl", "model.hidden_dropout",
     "model.attention_dropout",
@@ -212,7 +214,8 @@ constexpr auto kPretrainGptArgs = std::to_array<EntryArg>({
     // precision
     A{"--bf16", "", V::kNone}, A{"--fp8-format", "", V::kChoice, kFp8Format},
     A{"--fp8-recipe", "", V::kChoice, kFp8Recipe}, A{"--fp8-param-gather", "", V::kNone},
-    A{"--first-last-layers-bf16", "", V::kNone}, A{"--fp8-amax-history-len", "", V::kInt},
+    A{"--first-last-layers-bf16", "", V::kNone}, A{"--num-layers-at-start-in-bf16", "", V::kInt},
+    A{"--num-layers-at-end-in-bf16", "", V::kInt}, A{"--fp8-amax-history-len", "", V::kInt},
     A{"--fp8-amax-compute-algo", "", V::kChoice, kAmaxAlgo}, A{"--reuse-grad-buf-for-mxfp8-param-ag", "", V::kNone},
     A{"--fp4-format", "", V::kChoice, kFp4Format}, A{"--fp4-recipe", "", V::kChoice, kFp4Recipe},
     A{"--fp4-param-gather", "", V::kNone},

@@ -109,6 +109,17 @@ std::vector<std::string> bridge_overrides(const LaunchSpec& spec) {
   };
   if (spec.precision_given && differs([](const Layout& x) { return x.precision; }))
     add(out, layout_field("precision").bridge, std::string(bridge_precision_recipe(l.precision)));
+  // BF16 first/last layers (MixedPrecisionConfig, whose counts default to 0): the switch and both
+  // counts, after the precision recipe they modify.
+  if (l.precision != Precision::kBf16 &&
+      differs([](const Layout& x) { return std::pair(x.bf16_layers_at_start, x.bf16_layers_at_end); })) {
+    const bool on = l.bf16_layers_at_start > 0 || l.bf16_layers_at_end > 0;
+    add(out, "mixed_precision.first_last_layers_bf16", py_bool(on));
+    if (on) {
+      add_field(out, "bf16_layers_at_start", l);
+      add_field(out, "bf16_layers_at_end", l);
+    }
+  }
   if (!base || !same_recompute(*base, l)) {
     switch (l.recompute) {
       case Recompute::kNone: add(out, layout_field("recompute").bridge, "null"); break;

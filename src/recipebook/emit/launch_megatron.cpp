@@ -203,6 +203,13 @@ std::vector<std::string> megatron_args(const LaunchSpec& spec) {
   add(out, "--seq-length", spec.seq);
   add(out, "--train-iters", spec.train_iters > 0 ? spec.train_iters : 100);
   add_precision(out, l.precision);
+  // BF16 first/last layers: the switch (current scaling already wrote it) and both counts, since
+  // Megatron-Core's default count is 1 at each end (transformer_config.py).
+  if (l.precision != Precision::kBf16 && (l.bf16_layers_at_start > 0 || l.bf16_layers_at_end > 0)) {
+    if (l.precision != Precision::kFp8Cs) add(out, "--first-last-layers-bf16");
+    add_field(out, "bf16_layers_at_start", l);
+    add_field(out, "bf16_layers_at_end", l);
+  }
   switch (l.recompute) {
     case Recompute::kNone: break;
     case Recompute::kSelective:

@@ -216,8 +216,12 @@ MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const Stage
   const double dp_shard = static_cast<double>(l.dp) * l.cp;  // data_parallel_group_with_cp
   const double edp = std::max(1, l.edp());
   const WeightBytes wb = gemm_weight_bytes(l.precision);
-  const double weights = wb.weight * gemm_local + 2.0 * other_local;
-  const double copies = wb.copies * gemm_local;
+  // The layers an FP8/FP4 run keeps in BF16 build their weights outside the quantized model init
+  // (get_fp8_context / get_fp4_context with is_init): BF16 weights, no quantized copies.
+  const LayerSums bf16 = bf16_rank_sums(pm, plan, l, rank);
+  const double gemm_bf16 = bf16.p_sharded / tp + bf16.p_expert / ep_shard;
+  const double weights = wb.weight * (gemm_local - gemm_bf16) + 2.0 * (gemm_bf16 + other_local);
+  const double copies = wb.copies * (gemm_local - gemm_bf16);
 
   const double grad_bytes = gradient_bytes(l);
   if (in.mode == Mode::kPeft) {

@@ -182,6 +182,42 @@ LayerSums mean_rank_sums(const PreparedModel& pm, const StagePlan& plan) {
   return mean;
 }
 
+namespace {
+
+// Layers [b, e) of chunk c that run in BF16: its overlap with [0, start) and with [n - end, n).
+LayerSums bf16_chunk_sums(const PreparedModel& pm, const StagePlan& plan, const Layout& l, int c) {
+  LayerSums out;
+  const int n = static_cast<int>(pm.prefix.size()) - 1;
+  const int b = plan.begin[static_cast<size_t>(c)], e = plan.begin[static_cast<size_t>(c + 1)];
+  const int head = std::clamp(l.bf16_layers_at_start, 0, n);
+  const int tail = std::max(head, n - std::max(0, l.bf16_layers_at_end));
+  if (const int hi = std::min(e, head); hi > b) accumulate(out, pm.range(b, hi));
+  if (const int lo = std::max(b, tail); e > lo) accumulate(out, pm.range(lo, e));
+  return out;
+}
+
+bool has_bf16_layers(const Layout& l) {
+  return l.precision != Precision::kBf16 && (l.bf16_layers_at_start > 0 || l.bf16_layers_at_end > 0);
+}
+
+}  // namespace
+
+LayerSums bf16_rank_sums(const PreparedModel& pm, const StagePlan& plan, const Layout& l, int rank) {
+  LayerSums s;
+  if (!has_bf16_layers(l)) return s;
+  for (int k = 0; k < plan.vp; ++k) accumulate(s, bf16_chunk_sums(pm, plan, l, k * plan.pp + rank));
+  return s;
+}
+
+LayerSums bf16_mean_rank_sums(const PreparedModel& pm, const StagePlan& plan, const Layout& l) {
+  LayerSums mean;
+  if (!has_bf16_layers(l)) return mean;
+  LayerSums all;
+  for (int c = 0; c < plan.virtual_stages(); ++c) accumulate(all, bf16_chunk_sums(pm, plan, l, c));
+  accumulate(mean, all, 1.0 / plan.pp);
+  return mean;
+}
+
 StageSums stage_sums(const PreparedModel& pm, const StagePlan& plan) {
   StageSums out;
   if (!plan.ok) return out;

@@ -114,12 +114,13 @@ struct StepTerms {
   const TimeInputs* in = nullptr;
   const Layout* l = nullptr;
   const Efficiency* eff = nullptr;
+  const Efficiency* eff_bf16 = nullptr;  // the BF16 layers' (Layout::bf16_layers_at_start / _end)
   bool comm = true;
   Links links;
   Groups groups;
   double tp = 1, h = 0, tokens = 0, tok_tp = 0, passes = 3, peak = 1, peak_bf16 = 1, hbm = 1;
   bool fp8 = false;
-  double f_dense = 1, f_expert = 1, route = 1, vpad = 0, swa_ctx = 0, act_bytes = 0;
+  double f_dense = 1, f_expert = 1, f_expert_bf16 = 1, route = 1, vpad = 0, swa_ctx = 0, act_bytes = 0;
   double rs = 0, a2a = 0, pp_send = 0, tp_hidden = 0, ep_hidden = 0, launch = 1;
   uint32_t mods = 0;
   double lora_total = 0, adapter_fwd_per_layer = 0;
@@ -134,6 +135,7 @@ StepTerms step_terms(const TimeInputs& in, const Layout& l, bool comm) {
   const Hardware& hw = *in.hw;
   const Efficiency& eff = hw.eff(l.precision);
   x.eff = &eff;
+  x.eff_bf16 = &hw.eff(Precision::kBf16);
   if (comm) {
     x.links = make_links(hw, eff, in.gpus_per_node, l.world());
     x.groups = place_groups(l);
@@ -168,6 +170,10 @@ StepTerms step_terms(const TimeInputs& in, const Layout& l, bool comm) {
     const double m_ridge = peak * eff.gemm * gemm_operand_bytes(l.precision) / (2.0 * hbm);
     const double s = std::sqrt(pm.expert_hidden * pm.moe_ffn / std::max(1, l.etp));
     x.f_expert = m / (m + m_ridge) * gemm_size_factor(s, hw.expert_half_dim);
+    // The experts of the layers kept in BF16: the same curve at the BF16 rate and operand bytes.
+    const double m_ridge_bf16 =
+        x.peak_bf16 * x.eff_bf16->gemm * gemm_operand_bytes(Precision::kBf16) / (2.0 * hbm);
+    x.f_expert_bf16 = m / (m + m_ridge_bf16) * gemm_size_factor(s, hw.expert_half_dim);
     // The busiest EP rank's share of the routed copies over the mean (estimate/routing.hpp): its
     // expert GEMMs and the copies it receives set the layer's pace.
     x.route = busiest_rank_load_factor(tok_tp * l.ep, pm.top_k, pm.experts, l.ep);
@@ -220,12 +226,13 @@ StepTerms step_terms(const TimeInputs& in, const Layout& l, bool comm) {
 }
 
 // One micro-batch (forward + backward) on a pipeline rank whose layers sum to `s` (MTP included
-// where it sits). `last`: 1 on the rank of the output layer, else 0; `mtp`: 1 on the MTP's rank;
+// where it sits), `hi` the part of them an FP8/FP4 run keeps in BF16 (bf16_rank_sums): their GEMMs
+// run at the BF16 rate and they quantize nothing. `last`: 1 on the rank of the output layer, else 0; `mtp`: 1 on the MTP's rank;
 // `layers`: its decoder layers; `recompute_fraction`: under full recompute, the share of them
 // recomputed. Every term is linear in (s, last, mtp, layers) or a maximum of such (convex), which
 // step_time_floor_s relies on.
-RankTime rank_time(const StepTerms& x, const LayerSums& s, double last, double mtp, double layers,
-                   double recompute_fraction) {
+RankTime rank_time(const StepTerms& x, const LayerSums& s, const LayerSums& hi, double last, double mtp,
+                   double layers, double recompute_fraction) {
   const TimeInputs& in = *x.in;
   const Layout& l = *x.l;
   const PreparedModel& pm = *in.model;
@@ -237,8 +244,15 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, double last, double m
 
   RankTime t;
   const double dense_rate = peak * eff.gemm * x.f_dense;
-  const double gemm_fwd = tok_tp * (s.gemm_flops + mtp * pm.mtp_extra_flops) / dense_rate;
-  const double expert_fwd = x.route * tok_tp * s.expert_flops / (peak * eff.gemm * x.f_expert);
+  const double dense_rate_bf16 = x.peak_bf16 * x.eff_bf16->gemm * x.f_dense;
+  // Forward time of dense GEMM FLOPs per token `all`, `in_bf16` of them in the BF16 layers.
+  auto dense_fwd = [&](double all, double in_bf16) {
+    return tok_tp * ((all - in_bf16) / dense_rate + in_bf16 / dense_rate_bf16);
+  };
+  const double gemm_fwd = dense_fwd(s.gemm_flops + mtp * pm.mtp_extra_flops, hi.gemm_flops);
+  const double expert_fwd = x.route * tok_tp *
+                            ((s.expert_flops - hi.expert_flops) / (peak * eff.gemm * x.f_expert) +
+                             hi.expert_flops / (x.peak_bf16 * x.eff_bf16->gemm * x.f_expert_bf16));
   // The output layer runs in bf16 (outside TE's FP8 autocast), with its MTP heads.
   const double heads = last + mtp * static_cast<double>(pm.model.mtp_layers);
   const double head_fwd = heads > 0 ? tok_tp * 2.0 * h * x.vpad * heads /
@@ -255,11 +269,12 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, double last, double m
   // Memory-bound traffic: the elementwise kernels' (kMemTraffic*), and in each pass half the FP8
   // casts (inputs forward, gradients backward) and the permute + unpermute of routed tokens.
   const double act = tokens * sum_act(s, l);
+  const double act_quantized = act - tokens * sum_act(hi, l);  // the BF16 layers cast nothing
   const bool nvfp4 = l.precision == Precision::kNvfp4;
-  const double mem_each_pass =
-      (x.fp8 && !nvfp4 ? 0.5 * kFp8CastTraffic * act : 0.0) + s.moe_layers * tok_tp * pm.top_k * h * 2.0 * 2.0;
+  const double mem_each_pass = (x.fp8 && !nvfp4 ? 0.5 * kFp8CastTraffic * act_quantized : 0.0) +
+                               s.moe_layers * tok_tp * pm.top_k * h * 2.0 * 2.0;
   double gemm_in = 0.0;
-  for (double b : s.act_gemm_in) gemm_in += b;
+  for (size_t i = 0; i < s.act_gemm_in.size(); ++i) gemm_in += s.act_gemm_in[i] - hi.act_gemm_in[i];
   const double quant_each_pass =
       nvfp4 ? kNvfp4QuantBytesPerByte * tokens * gemm_in / tp /
                   (std::max(1.0, hw.hbm_bytes_per_s) * kNvfp4QuantHbmFraction)
@@ -276,11 +291,11 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, double last, double m
                                         tp_per_pass * (1.0 - tp_hidden) + ep_per_pass * (1.0 - ep_hidden));
   } else if (mods != 0) {
     if (mods & kRcCoreAttn) t.recompute += attn_fwd;
-    if (mods & kRcMlp) t.recompute += tok_tp * s.mlp_flops / dense_rate;
+    if (mods & kRcMlp) t.recompute += dense_fwd(s.mlp_flops, hi.mlp_flops);
     if (mods & kRcMoe) {
-      t.recompute += expert_fwd + tok_tp * s.shared_flops / dense_rate + ep_per_pass * (1.0 - ep_hidden);
+      t.recompute += expert_fwd + dense_fwd(s.shared_flops, hi.shared_flops) + ep_per_pass * (1.0 - ep_hidden);
     } else if (mods & kRcSharedExperts) {
-      t.recompute += tok_tp * s.shared_flops / dense_rate;
+      t.recompute += dense_fwd(s.shared_flops, hi.shared_flops);
     }
     // Recomputing an elementwise module (activation, norm, gated norm) regenerates its output: the
     // forward's traffic (kMemTrafficFwd: read the input, write the output) of those parts again.
@@ -428,7 +443,8 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
     if (mtp_here) accumulate(s, pm.mtp);
     recompute_fraction = layers > 0 ? recompute_fraction / layers : 0.0;
 
-    RankTime t = rank_time(x, s, last ? 1.0 : 0.0, mtp_here ? 1.0 : 0.0, layers, recompute_fraction);
+    const LayerSums hi = bf16_rank_sums(pm, plan, l, r);
+    RankTime t = rank_time(x, s, hi, last ? 1.0 : 0.0, mtp_here ? 1.0 : 0.0, layers, recompute_fraction);
     if (plan.embedding_on(r)) add_vision(t, x);
     const double total = t.total();
     if (total > worst_total) {
@@ -534,7 +550,8 @@ double step_time_floor_s(const TimeInputs& in, const Layout& l, const StagePlan&
   }
   const double share = 1.0 / l.pp;
   const double layers = static_cast<double>(plan.begin[static_cast<size_t>(stages)] - plan.begin[0]) * share;
-  const double rank_s = rank_time(x, mean, share, share, layers, fraction).total();
+  const double rank_s =
+      rank_time(x, mean, bf16_mean_rank_sums(pm, plan, l), share, share, layers, fraction).total();
   const double m = std::max(1, in.microbatches);
   const double bubble = l.pp > 1 ? (l.pp - 1.0) / l.vp : 0.0;
   // Below step_time's figure by more than its rounding (the sums above are added in another order).

@@ -421,6 +421,41 @@ TEST(Time, Nvfp4QuantizationCostsMoreThanAnFp8Cast) {
   EXPECT_LT(fp4.gemm_s, mx.gemm_s);  // the GEMMs still run at the FP4 peak
 }
 
+// Megatron-Core first_last_layers_bf16: the layers numbered below num_layers_at_start_in_bf16 or
+// from num_layers - num_layers_at_end_in_bf16 on run outside the FP4 autocast (fp4_utils.py
+// get_fp4_context), their dense and expert GEMMs at the BF16 rate. With every layer kept in BF16
+// the GEMMs take what a BF16 run's take (a model without MTP, whose layers stay quantized); half of
+// them in BF16 lands in between, on the pipeline rank that holds them. Before, the counts were not
+// in the layout and every layer ran at the FP4 rate.
+TEST(Time, LayersKeptInBf16RunTheirGemmsAtTheBf16Rate) {
+  const PreparedModel pm = prepare(test::qwen3_30b_a3b());
+  const Hardware hw = test::b200();
+  Layout l;
+  l.ep = 8;
+  l.dp = 8;
+  l.pp = 2;
+  l.precision = Precision::kBf16;
+  const TimeBreakdown bf16 = run(pm, hw, l, 4096, 8);
+  l.precision = Precision::kNvfp4;
+  const TimeBreakdown fp4 = run(pm, hw, l, 4096, 8);
+  l.bf16_layers_at_end = pm.num_layers;
+  const TimeBreakdown all = run(pm, hw, l, 4096, 8);
+  EXPECT_NEAR(all.gemm_s, bf16.gemm_s, 1e-9 * bf16.gemm_s);
+  EXPECT_LT(all.memory_bound_s, fp4.memory_bound_s);  // nothing to quantize
+  l.bf16_layers_at_end = pm.num_layers / 2;  // the last rank's layers
+  const TimeBreakdown tail = run(pm, hw, l, 4096, 8);
+  EXPECT_GT(tail.gemm_s, 1.5 * fp4.gemm_s);
+  EXPECT_EQ(tail.bottleneck_stage, 1);
+  l.bf16_layers_at_end = 0;
+  l.bf16_layers_at_start = pm.num_layers / 2;  // the first rank's
+  const TimeBreakdown head = run(pm, hw, l, 4096, 8);
+  EXPECT_EQ(head.bottleneck_stage, 0);
+  EXPECT_GT(head.gemm_s, 1.3 * fp4.gemm_s);
+  // Under a BF16 recipe the counts change nothing.
+  l.precision = Precision::kBf16;
+  EXPECT_DOUBLE_EQ(run(pm, hw, l, 4096, 8).step_time_s, bf16.step_time_s);
+}
+
 TEST(Time, GemmSizeFactor) {
   EXPECT_DOUBLE_EQ(gemm_size_factor(1024, 1024), 0.5);
   EXPECT_GT(gemm_size_factor(16384, 1024), 0.9);
