@@ -24,6 +24,9 @@ void apply_overrides(const Measurement::LayoutOverrides& o, Layout& l) {
   if (o.cpu_offload_layers) l.cpu_offload_layers = *o.cpu_offload_layers;
   if (o.offload_modules) l.offload_modules = *o.offload_modules;
   if (o.activation_offload_fraction) l.activation_offload_fraction = *o.activation_offload_fraction;
+  if (o.cuda_graph) l.cuda_graph = *o.cuda_graph;
+  if (o.cuda_graph_scope) l.cuda_graph_scope = *o.cuda_graph_scope;
+  if (o.ep_a2a_overlap) l.ep_a2a_overlap = *o.ep_a2a_overlap;
 }
 
 }  // namespace

@@ -53,6 +53,9 @@ struct Measurement {
     std::optional<int> cpu_offload_layers;
     std::optional<uint32_t> offload_modules;  // with fine_grained_offload false: 0
     std::optional<double> activation_offload_fraction;
+    std::optional<CudaGraph> cuda_graph;          // with cuda_graph_scope: the run's CUDA graphs
+    std::optional<uint32_t> cuda_graph_scope;
+    std::optional<bool> ep_a2a_overlap;           // overlap_moe_expert_parallel_comm of the run
   } overrides;
 };
 
