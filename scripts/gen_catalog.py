@@ -1391,6 +1391,34 @@ MEASURED_RUN_SETTINGS = [
                 "recompute_modules=[mla_up_proj], micro_batch_size=2"),
 ]
 
+# Qwen3-30B-A3B MXFP8 on GB200, GB300 and B300 up to container 26.04.01: the workload base configs
+# of Megatron-Bridge v0.2.0 (NeMo 25.11; docs/releases/software-versions.md) through v0.4.2 (the
+# 26.04.01 summary) ran TE CUDA graphs over [moe_router, moe_preprocess] without MoE A2A overlap
+# (WorkloadBaseConfig moe_a2a_overlap defaults to False, scripts/performance/utils/utils.py). v0.5.0
+# (NeMo 26.06) switched them to moe_a2a_overlap=True, cuda_graph_impl="full_iteration", scope [],
+# cutedsl_fused_grouped_mlp=True and fp8_dot_product_attention=True: the recipe as it is now
+# (perf_recipes/qwen/common.py _enable_hybridep_full_iteration_mxfp8). The last two have no term
+# in the estimator yet, so they are not carried.
+_QWEN3_WBC_V020 = "Megatron-Bridge scripts/performance/configs/qwen3/workload_base_configs.py@v0.2.0"
+_QWEN3_WBC = "Megatron-Bridge scripts/performance/configs/qwen/qwen3_workload_base_configs.py@v0.3.0..v0.4.2"
+for _gpu, _v020, _v1 in (("gb200", "QWEN3_30B_A3B_GB200_FP8_MX_BASE_CONFIG", "QWEN3_30B_A3B_PRETRAIN_CONFIG_GB200_FP8_MX_V1"),
+                         ("gb300", "QWEN3_30B_A3B_GB300_FP8_MX_BASE_CONFIG", "QWEN3_30B_A3B_PRETRAIN_CONFIG_GB300_FP8_MX_V1"),
+                         ("b300", None, "QWEN3_30B_A3B_PRETRAIN_CONFIG_B300_FP8_MX_V1")):
+    MEASURED_RUN_SETTINGS.append(dict(
+        model="Qwen3-30B-A3B", gpu=_gpu, precisions=("mxfp8",),
+        releases=("25.11", "26.02", "26.02.01", "26.04", "26.04.01"), columns=dict(),
+        overrides=OD([("cuda_graph", OD([("impl", "transformer_engine"), ("scope", ["moe_router", "moe_preprocess"])])),
+                      ("ep_a2a_overlap", False)]),
+        source=("%s %s; " % (_QWEN3_WBC_V020, _v020) if _v020 else "") + "%s %s: cuda_graph_impl=transformer_engine, "
+               "cuda_graph_scope=[moe_router, moe_preprocess], moe_a2a_overlap unset (False)" % (_QWEN3_WBC, _v1)))
+# B200 MXFP8 at v0.3.1..v0.4.2 (26.02.01-26.04.01) is B200_BF16_V1: TE graphs over [attn, moe_router,
+# moe_preprocess], MBS 4, HybridEP, no A2A overlap; the recipe now overlaps (perf_recipes/qwen/b200).
+MEASURED_RUN_SETTINGS.append(dict(
+    model="Qwen3-30B-A3B", gpu="b200", precisions=("mxfp8",), releases=("26.02.01", "26.04", "26.04.01"),
+    columns=dict(mbs="4"), overrides=OD([("ep_a2a_overlap", False)]),
+    source="Megatron-Bridge scripts/performance/configs/qwen/qwen3_workload_base_configs.py@v0.3.1..v0.4.2 "
+           "QWEN3_30B_A3B_PRETRAIN_CONFIG_B200_FP8_MX_V1 = B200_BF16_V1: moe_a2a_overlap unset (False)"))
+
 
 def measured_run_settings(row, model, gpu, prec):
     """The layout_overrides of a measured row (MEASURED_RUN_SETTINGS), or None."""

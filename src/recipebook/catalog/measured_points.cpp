@@ -25,6 +25,9 @@ void apply_overrides(const Measurement::LayoutOverrides& o, Layout& l) {
   if (o.offload_modules) l.offload_modules = *o.offload_modules;
   if (o.activation_offload_fraction) l.activation_offload_fraction = *o.activation_offload_fraction;
   if (o.dispatcher) l.dispatcher = *o.dispatcher;
+  if (o.cuda_graph) l.cuda_graph = *o.cuda_graph;
+  if (o.cuda_graph_scope) l.cuda_graph_scope = *o.cuda_graph_scope;
+  if (o.ep_a2a_overlap) l.ep_a2a_overlap = *o.ep_a2a_overlap;
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ namespace rb {
 // GPU count, falling back to the recipe's where it publishes none; an ETP neither gives is
 // Megatron's default for those degrees (default_etp, as the catalog links records); the settings the
 // run's own release used where they differ from the recipe's (Measurement::overrides: recompute, dispatcher,
-// activation offload) replace the recipe's. The layout is as
+// activation offload, CUDA graphs, EP A2A overlap) replace the recipe's. The layout is as
 // the estimator models it: layers its PP does not divide split as `estimate --recipe` splits them
 // (search/resize.hpp modelled_layout), so show, recommend, calibrate and bench/accuracy estimate the
 // same layout. nullopt when the degrees do not divide the GPU count. `exact`: the measured layout

@@ -161,5 +161,36 @@ TEST(MeasuredPoints, RunsUseTheDispatcherTheirReleaseRan) {
   EXPECT_EQ(seen, 1);
 }
 
+// A run is estimated with the CUDA graphs and EP overlap of its release: Qwen3-30B-A3B 8 x GB200
+// MXFP8 up to 26.04.01 ran QWEN3_30B_A3B_PRETRAIN_CONFIG_GB200_FP8_MX_V1 of Megatron-Bridge v0.4.2
+// (TE graphs over [moe_router, moe_preprocess], moe_a2a_overlap off); v0.5.0 (26.06) moved it to a
+// full-iteration graph with A2A overlap, as the recipe is now. Before: every release was estimated
+// with the recipe's full-iteration graph and overlap.
+TEST(MeasuredPoints, RunsUseTheirOwnCudaGraphsAndEpOverlap) {
+  auto rec = builtin().resolved("qwen3_30b_a3b_pretrain_8gpu_gb200_fp8mx_config");
+  ASSERT_TRUE(rec);
+  auto model = builtin().find_model(rec->model);
+  ASSERT_TRUE(model);
+  EXPECT_EQ(rec->layout.cuda_graph, CudaGraph::kFullIteration);
+  EXPECT_TRUE(rec->layout.ep_a2a_overlap);
+  bool older = false, newer = false;
+  for (const Measurement& m : rec->measurements) {
+    auto run = measured_run(*rec, m, *model);
+    ASSERT_TRUE(run) << m.release;
+    if (m.release == "26.04.01" && m.current) {
+      older = true;
+      EXPECT_EQ(run->layout.cuda_graph, CudaGraph::kTransformerEngine);
+      EXPECT_EQ(run->layout.cuda_graph_scope, kCgMoeRouter | kCgMoePreprocess);
+      EXPECT_FALSE(run->layout.ep_a2a_overlap);
+    } else if (m.release == "26.06") {
+      newer = true;
+      EXPECT_EQ(run->layout.cuda_graph, CudaGraph::kFullIteration);
+      EXPECT_TRUE(run->layout.ep_a2a_overlap);
+    }
+  }
+  EXPECT_TRUE(older);
+  EXPECT_TRUE(newer);
+}
+
 }  // namespace
 }  // namespace rb

@@ -14,10 +14,11 @@ namespace {
 constexpr uint32_t kCgWholeLayer = kCgAttn | kCgMlp | kCgMoe | kCgMamba;
 
 // Returns whether the scope was given as `full` (the whole layer; link_recipe_model narrows it).
-bool read_cuda_graph(YamlReader& r, const YNode* features, Layout& l) {
-  const YNode* cg = r.map(features, "cuda_graph", "features");
+// `parent_path`: where `features` (or a measurement's `layout_overrides`) sits, for the messages.
+bool read_cuda_graph(YamlReader& r, const YNode* features, Layout& l, const std::string& parent_path = "features") {
+  const YNode* cg = r.map(features, "cuda_graph", parent_path);
   if (cg == nullptr) return false;
-  const std::string p = "features.cuda_graph";
+  const std::string p = parent_path + ".cuda_graph";
   const auto impl = r.string(cg, "impl", p);
   if (impl) {
     if (auto g = parse_cuda_graph(*impl)) {
@@ -336,6 +337,15 @@ Measurement::LayoutOverrides read_layout_overrides(YamlReader& r, const YNode* m
   o.offload_modules = read_offload_modules(r, lo, p);
   if (!o.offload_modules && r.boolean(lo, "fine_grained_offload", p) == false) o.offload_modules = 0u;
   o.activation_offload_fraction = r.number(lo, "activation_offload_fraction", p);
+  // The run's CUDA graphs, read as a recipe's `features.cuda_graph` (a module list or none; `full`
+  // keeps every module bit, as the recipe reader does before the model is linked).
+  if (lo->get("cuda_graph") != nullptr) {
+    Layout graphs;
+    read_cuda_graph(r, lo, graphs, p);
+    o.cuda_graph = graphs.cuda_graph;
+    o.cuda_graph_scope = graphs.cuda_graph_scope;
+  }
+  o.ep_a2a_overlap = r.boolean(lo, "ep_a2a_overlap", p);
   return o;
 }
 

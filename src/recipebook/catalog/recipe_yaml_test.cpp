@@ -300,6 +300,28 @@ TEST(RecipeYaml, MeasurementLayoutOverrides) {
   EXPECT_FALSE(o.cpu_offload_layers.has_value());
   EXPECT_FALSE(r->measurements[1].overrides.recompute.has_value());
   EXPECT_FALSE(r->measurements[1].overrides.recompute_modules.has_value());
+  EXPECT_FALSE(o.cuda_graph.has_value());
+  EXPECT_FALSE(o.ep_a2a_overlap.has_value());
+}
+
+// A measurement's CUDA graphs and EP overlap (before: not in the schema, the run was estimated with
+// the recipe's).
+TEST(RecipeYaml, MeasurementGraphAndEpOverlapOverrides) {
+  Diagnostics ds;
+  auto r = convert("layout: {tp: 1, pp: 1, cp: 1, ep: 8}\n"
+                   "features: {cuda_graph: {impl: full_iteration, scope: []}, ep_a2a_overlap: true}\n"
+                   "measurements:\n"
+                   "  - {release: '26.04', current: true, gpus: 8, precision: MXFP8, tokens_per_s_per_gpu: 1,\n"
+                   "     layout_overrides: {cuda_graph: {impl: transformer_engine, scope: [moe_router, moe_preprocess]},\n"
+                   "                        ep_a2a_overlap: false, source: s}}\n",
+                   ds);
+  ASSERT_TRUE(r) << all(ds);
+  ASSERT_EQ(r->measurements.size(), 1u);
+  const Measurement::LayoutOverrides& o = r->measurements[0].overrides;
+  EXPECT_EQ(o.cuda_graph, CudaGraph::kTransformerEngine);
+  EXPECT_EQ(o.cuda_graph_scope, kCgMoeRouter | kCgMoePreprocess);
+  EXPECT_EQ(o.ep_a2a_overlap, false);
+  EXPECT_EQ(r->layout.cuda_graph, CudaGraph::kFullIteration);
 }
 
 // A Megatron-Bridge record whose `dispatcher` (read statically) is alltoall but which sets

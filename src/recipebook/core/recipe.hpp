@@ -56,6 +56,9 @@ struct Measurement {
     // The flex dispatcher the run's release switched on from the record's `features.flex_backend`
     // (catalog/recipe_layout.hpp release_dispatcher).
     std::optional<Dispatcher> dispatcher;
+    std::optional<CudaGraph> cuda_graph;          // with cuda_graph_scope: the run's CUDA graphs
+    std::optional<uint32_t> cuda_graph_scope;
+    std::optional<bool> ep_a2a_overlap;           // overlap_moe_expert_parallel_comm of the run
   } overrides;
 };
 
