@@ -121,7 +121,7 @@ void apply_qwen_moe_layers(HfReader& r, Model& m);
 // understood (gemma2, phi3, olmoe, mamba, falcon_mamba, jamba, and unknown types, which get
 // Model::assumptions).
 void read_by_parts(HfReader& r, Model& m);
-// After any reader (hf_config_numerics.cpp): rope, norm epsilon, dropout and router scoring into
+// After any reader (hf_config_numerics.cpp): rope, norm epsilon and router scoring into
 // m.numerics; a field the file lacks stays unknown.
 void read_numerics(HfReader& r, Model& m);
 // After any reader (hf_config_check.cpp): a field no reader read whose name says it shapes the model

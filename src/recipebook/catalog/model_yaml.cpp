@@ -87,8 +87,6 @@ void read_numerics(YamlReader& r, const YNode* arch, Model& m) {
   n.rope_theta = r.number(s, "rope_theta", p);
   n.rotary_percent = r.number(s, "rotary_percent", p);
   n.norm_eps = r.number(s, "norm_eps", p);
-  n.attention_dropout = r.number(s, "attention_dropout", p);
-  n.hidden_dropout = r.number(s, "hidden_dropout", p);
   n.source = r.string(s, "source", p).value_or("");
   if (const YNode* rs = s->get("rope_scaling"); rs != nullptr && !rs->is_null()) {
     if (rs->is_scalar() && rs->text == "none") {
