@@ -770,7 +770,7 @@ def read_model_configs(path=MODEL_CONFIGS_TSV):
 
 
 MODEL_NUMERICS_TSV = os.path.join(os.path.dirname(os.path.abspath(__file__)), "model_numerics.tsv")
-NUMERICS_TOP = ("rope_theta", "rotary_percent", "norm_eps", "attention_dropout", "hidden_dropout")
+NUMERICS_TOP = ("rope_theta", "rotary_percent", "norm_eps")
 NUMERICS_SUB = {
     "rope_scaling": ("type", "factor", "low_freq_factor", "high_freq_factor", "original_max_position", "beta_fast",
                      "beta_slow", "mscale", "mscale_all_dim", "truncate"),
@@ -791,7 +791,7 @@ def _numerics_value(text):
 
 def read_model_numerics(path=MODEL_NUMERICS_TSV):
     """scripts/model_numerics.tsv: architecture.numerics of the models.csv models (rotary base and
-    scaling, norm epsilon, dropout, router scoring), each row with the config.json it was read from.
+    scaling, norm epsilon, router scoring), each row with the config.json it was read from.
     Columns: model, values ("key=value; ..."), source. A key left out is not known."""
     out = OD()
     for n, (name, values, source) in tsv_rows(path, ("model", "values", "source")):
@@ -816,7 +816,7 @@ def read_model_numerics(path=MODEL_NUMERICS_TSV):
                 num[key] = _numerics_value(val)
             else:
                 raise SystemExit("%s:%d: unknown key %r" % (path, n, key))
-        for k in ("rope_theta", "rotary_percent", "norm_eps", "attention_dropout", "hidden_dropout"):
+        for k in NUMERICS_TOP:
             if isinstance(num.get(k), int):
                 num[k] = float(num[k]) if k != "rope_theta" else num[k]
         num["source"] = source

@@ -212,10 +212,13 @@ int run_show(const ShowOptions& o, const Context& ctx, const Catalog& catalog) {
   }
   for (const auto& m : cat->models()) {
     if (fold_name(m.model.name) != fold_name(o.name)) continue;
-    if (ctx.json)
-      ctx.out << model_json(m).dump(2) << "\n";
-    else
+    if (ctx.json) {
+      Json j = model_json(m);
+      if (auto a = model_architecture_json(m.model)) j["architecture"] = *a;  // the catalog YAML's
+      ctx.out << j.dump(2) << "\n";
+    } else {
       print_model(m, ctx);
+    }
     return kExitOk;
   }
   for (const auto& h : cat->hardware()) {

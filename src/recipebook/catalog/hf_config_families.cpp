@@ -19,10 +19,11 @@
 //   nemotron_h nvidia/Nemotron-H-8B-Base-8K config.json (hybrid_override_pattern, attention_head_dim,
 //              mamba_num_heads, mamba_head_dim, ssm_state_size, n_groups, conv_kernel, mlp_hidden_act relu2;
 //              vocab_size defaults to NemotronHConfig's 131072)
-//   gpt2       openai-community/gpt2 config.json (n_embd, n_layer, n_head, n_positions, n_inner null = 4 x
-//   n_embd) gpt_neox   EleutherAI/pythia config.json (use_parallel_residual, rotary_pct; biases on, untied by
-//   default)
-#include <cmath>
+//   gpt2       openai-community/gpt2 config.json (n_embd, n_layer, n_head, n_positions, n_inner null =
+//              4 x n_embd)
+//   gpt_neox   EleutherAI/pythia config.json (use_parallel_residual, rotary_pct; biases on, untied by
+//              default)
+// The vision towers are hf_config_vision.cpp's.
 #include <limits>
 
 #include "recipebook/catalog/hf_config_internal.hpp"
@@ -388,55 +389,6 @@ void read_gpt_neox(HfReader& r, Model& m) {
   m.norm = NormKind::kLayer;
   m.activation = activation_of(r.opt_str("hidden_act").value_or("gelu"), r, false);
   m.layers = layers_from_pattern(n, {}, {}, 0, false);
-}
-
-void read_qwen_vision(HfReader& v, Model& m) {
-  m.vision.layers = v.req_int32("depth");
-  m.vision.hidden = v.req_int32("hidden_size");
-  m.vision.ffn = v.req_int32("intermediate_size");
-  m.vision.heads = v.req_int32("num_heads");
-  m.vision.patch = v.req_int32("patch_size");
-  m.vision.temporal_patch = v.int32_or("temporal_patch_size", 1);
-  m.vision.spatial_merge = v.int32_or("spatial_merge_size", 1);
-  m.vision.out_hidden = v.int32_or("out_hidden_size", static_cast<int>(m.hidden));
-}
-
-// The fields every ViT-style image tower spells alike (Pixtral, SigLIP): depth, width, MLP, heads,
-// patch; images only, so one frame per patch.
-void read_image_tower(HfReader& v, Model& m) {
-  m.vision.layers = v.req_int32("num_hidden_layers");
-  m.vision.hidden = v.req_int32("hidden_size");
-  m.vision.ffn = v.req_int32("intermediate_size");
-  m.vision.heads = v.req_int32("num_attention_heads");
-  m.vision.patch = v.req_int32("patch_size");
-  m.vision.temporal_patch = 1;  // images only
-}
-
-// Mistral3Config / Ministral 3: vision_config is a PixtralVisionConfig (num_hidden_layers,
-// hidden_size, intermediate_size, num_attention_heads, patch_size); the projector's patch merger
-// takes spatial_merge_size x spatial_merge_size patches (Mistral3PatchMerger), given at the top.
-void read_vit_vision(HfReader& v, const HfReader& top, Model& m) {
-  read_image_tower(v, m);
-  int merge = v.int32_or("spatial_merge_size", 1);
-  if (const auto* t = top.get("spatial_merge_size"); t != nullptr && t->is_number_integer() && t->get<int64_t>() > 0 &&
-                                                     t->get<int64_t>() <= 64)
-    merge = t->get<int>();
-  m.vision.spatial_merge = merge;
-  m.vision.out_hidden = static_cast<int>(m.hidden);
-}
-
-void read_siglip_vision(HfReader& v, const HfReader& top, Model& m) {
-  read_image_tower(v, m);
-  // Gemma 3 pools the (image_size / patch)^2 patches down to mm_tokens_per_image tokens: an average
-  // pool of side sqrt(patches / tokens) (896 / 14 = 64 x 64 patches -> 256 tokens: 4 x 4).
-  const int image = v.int32_or("image_size", 896);
-  int tokens = 256;
-  if (const auto* t = top.get("mm_tokens_per_image"); t != nullptr && t->is_number_integer())
-    tokens = t->get<int>();
-  const double per_side = m.vision.patch > 0 ? static_cast<double>(image) / m.vision.patch : 0;
-  const double pool = tokens > 0 ? std::sqrt(per_side * per_side / tokens) : 1;
-  m.vision.spatial_merge = pool >= 1 ? static_cast<int>(std::lround(pool)) : 1;
-  m.vision.out_hidden = static_cast<int>(m.hidden);
 }
 
 }  // namespace rb

@@ -121,12 +121,13 @@ void apply_qwen_moe_layers(HfReader& r, Model& m);
 // understood (gemma2, phi3, olmoe, mamba, falcon_mamba, jamba, and unknown types, which get
 // Model::assumptions).
 void read_by_parts(HfReader& r, Model& m);
-// After any reader (hf_config_numerics.cpp): rope, norm epsilon, dropout and router scoring into
+// After any reader (hf_config_numerics.cpp): rope, norm epsilon and router scoring into
 // m.numerics; a field the file lacks stays unknown.
 void read_numerics(HfReader& r, Model& m);
 // After any reader (hf_config_check.cpp): a field no reader read whose name says it shapes the model
 // is an error naming it.
 void refuse_unread_shaping_fields(HfReader& r);
+// The vision towers (hf_config_vision.cpp).
 void read_qwen_vision(HfReader& v, Model& m);                         // qwen3_5 vision_config
 void read_siglip_vision(HfReader& v, const HfReader& top, Model& m);  // gemma3 vision_config
 // A ViT described by num_hidden_layers (Pixtral in Mistral 3 / Ministral 3), its patch merge from the

@@ -5,13 +5,13 @@
 //   mscale_all_dim, truncate} (LlamaConfig, DeepseekV3Config, GptOssConfig; modeling_rope_utils.py),
 //   or transformers 5's rope_parameters (the same keys, rope_theta inside);
 //   rms_norm_eps | layer_norm_epsilon | layer_norm_eps | norm_eps | norm_epsilon;
-//   attention_dropout | attn_pdrop, hidden_dropout | resid_pdrop;
 //   scoring_func, topk_method ("noaux_tc" = DeepSeek-V3's e_score_correction_bias), routed_scaling_factor,
 //   n_group, topk_group, norm_topk_prob (DeepseekV3Config, Qwen3MoeConfig).
 // A field the file does not have stays unknown, with two exceptions taken from transformers'
 // modeling code, where the router has no config field: MixtralSparseMoeBlock, Qwen2MoeSparseMoeBlock,
 // Qwen3MoeSparseMoeBlock and OlmoeSparseMoeBlock score with a softmax, and Mixtral always renormalises
-// its top-k weights.
+// its top-k weights. Dropout (attention_dropout, attn_pdrop, hidden_dropout, resid_pdrop) is not
+// read: it is a training setting, the layout's (core/layout.hpp), 0 as Megatron-Bridge's recipes run.
 #include <array>
 #include <string_view>
 
@@ -103,8 +103,6 @@ void read_numerics(HfReader& r, Model& m) {
   else if (params != nullptr)
     read_rope_scaling(params, n);
   n.norm_eps = first_number(r, {"rms_norm_eps", "layer_norm_epsilon", "layer_norm_eps", "norm_eps", "norm_epsilon"});
-  n.attention_dropout = first_number(r, {"attention_dropout", "attn_pdrop"});
-  n.hidden_dropout = first_number(r, {"hidden_dropout", "resid_pdrop"});
   if (m.is_moe()) {
     (void)r.get("scoring_func");  // marks both read
     (void)r.get("topk_method");

@@ -40,8 +40,6 @@ TEST(HfNumerics, LlamaAndGptOssRope) {
   EXPECT_EQ(l.rope_theta, 500000.0);
   EXPECT_EQ(l.rope_scaling, RopeScalingKind::kNone);  // "rope_scaling": null
   EXPECT_EQ(l.norm_eps, 1e-5);
-  EXPECT_EQ(l.attention_dropout, 0.0);
-  EXPECT_FALSE(l.hidden_dropout);  // not in the file: unknown
   EXPECT_TRUE(l.router_score.empty());
 
   const Numerics g = load_ok(fixture("gpt-oss-120b.json")).numerics;
@@ -56,10 +54,8 @@ TEST(HfNumerics, LlamaAndGptOssRope) {
 }
 
 TEST(HfNumerics, OtherSpellingsAndAbsence) {
-  const Numerics gpt2 = load_ok(fixture("gpt2.json")).numerics;  // layer_norm_epsilon, attn_pdrop, resid_pdrop
+  const Numerics gpt2 = load_ok(fixture("gpt2.json")).numerics;  // layer_norm_epsilon
   EXPECT_EQ(gpt2.norm_eps, 1e-5);
-  EXPECT_EQ(gpt2.attention_dropout, 0.1);
-  EXPECT_EQ(gpt2.hidden_dropout, 0.1);
   // Qwen3-MoE has no scoring_func: its softmax comes from transformers' Qwen3MoeSparseMoeBlock.
   const Numerics q = load_ok(fixture("qwen3-30b-a3b.json")).numerics;
   EXPECT_EQ(q.router_score, "softmax");
@@ -94,7 +90,6 @@ TEST(CatalogNumerics, YamlAgreesWithConfigCopies) {
     EXPECT_EQ(a.yarn_mscale, b.yarn_mscale);
     EXPECT_EQ(a.yarn_mscale_all_dim, b.yarn_mscale_all_dim);
     EXPECT_EQ(a.norm_eps, b.norm_eps);
-    EXPECT_EQ(a.attention_dropout, b.attention_dropout);
     EXPECT_EQ(a.router_score, b.router_score);
     EXPECT_EQ(a.router_expert_bias, b.router_expert_bias);
     EXPECT_EQ(a.router_topk_scaling, b.router_topk_scaling);

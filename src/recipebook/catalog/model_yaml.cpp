@@ -1,5 +1,7 @@
 #include "recipebook/catalog/model_yaml.hpp"
 
+#include <algorithm>
+
 #include "recipebook/catalog/model_layers.hpp"
 #include "recipebook/catalog/model_limits.hpp"
 #include "recipebook/catalog/yaml_read.hpp"
@@ -17,12 +19,38 @@ void read_attention(YamlReader& r, const YNode* a, int64_t hidden, AttentionDims
   out.head_dim = r.int32(a, "head_dim", p, 1).value_or(static_cast<int>(default_head_dim));
   out.v_head_dim = r.int32(a, "v_head_dim", p, 0).value_or(0);
   out.output_gate = r.boolean(a, "output_gate", p).value_or(false);
+  out.head_gate = r.boolean(a, "head_gate", p).value_or(false);
   out.qkv_bias = r.boolean(a, "qkv_bias", p).value_or(false);
   out.out_bias = r.boolean(a, "out_bias", p).value_or(false);
   out.qk_norm = r.boolean(a, "qk_norm", p).value_or(false);
   out.sinks = r.boolean(a, "sinks", p).value_or(false);
   if (a != nullptr && out.heads == 0 && a->get("heads") == nullptr)
     r.error(*a, "`architecture.attention` needs `heads`");
+}
+
+// architecture.sliding_attention (Step-3.5 attention_other_setting): the sliding-window layers' own
+// heads, KV heads and head dim; every other option is the full layers' (`attention`), as
+// hf_config_parts_attention.cpp read_sliding_shape takes it from a config.json.
+void read_sliding_attention(YamlReader& r, const YNode* arch, Model& m) {
+  const std::string p = "architecture.sliding_attention";
+  const YNode* s = r.map(arch, "sliding_attention", "architecture");
+  if (s == nullptr) return;
+  AttentionDims& d = m.sliding_attn;
+  d = m.attn;
+  d.heads = r.int32(s, "heads", p, 1).value_or(m.attn.heads);
+  d.kv_heads = r.int32(s, "kv_heads", p, 1).value_or(m.attn.kv_heads);
+  d.head_dim = r.int32(s, "head_dim", p, 1).value_or(m.attn.head_dim);
+  d.v_head_dim = d.head_dim;
+  if (d.heads > kMaxHeads || d.head_dim > kMaxHeadDim)  // model_limits.hpp
+    r.error(*s, "`" + p + "`: heads must be 1.." + std::to_string(kMaxHeads) + " and head_dim 1.." +
+                    std::to_string(kMaxHeadDim));
+  else if (d.kv_heads > d.heads || (d.kv_heads > 0 && d.heads % d.kv_heads != 0))
+    r.error(*s, "`" + p + ".kv_heads` (" + std::to_string(d.kv_heads) + ") must divide `" + p + ".heads` (" +
+                    std::to_string(d.heads) + ")");
+  const bool slides = std::any_of(m.layers.begin(), m.layers.end(), [](const LayerSpec& l) { return l.window > 0; });
+  if (!slides)
+    r.error(*s, "`" + p + "` describes the sliding-window layers, but no layer slides",
+            "give `architecture.layers.window_pattern` with a window, or remove it");
 }
 
 void read_sections(YamlReader& r, const YNode* arch, Model& m) {
@@ -34,6 +62,16 @@ void read_sections(YamlReader& r, const YNode* arch, Model& m) {
     m.mla.qk_nope_dim = r.int32(s, "qk_nope_dim", q).value_or(0);
     m.mla.qk_rope_dim = r.int32(s, "qk_rope_dim", q).value_or(0);
     m.mla.v_dim = r.int32(s, "v_dim", q).value_or(0);
+    // The DSA lightning indexer (model.hpp MlaDims; hf_config_parts_attention.cpp read_indexer).
+    m.mla.index_heads = r.int32(s, "index_heads", q).value_or(0);
+    m.mla.index_head_dim = r.int32(s, "index_head_dim", q).value_or(0);
+    m.mla.index_topk = r.int32(s, "index_topk", q).value_or(0);
+    if (m.mla.index_heads > 0 && m.mla.index_head_dim == 0)
+      r.error(*s, "`architecture.mla.index_heads` needs `index_head_dim`");
+    if (m.mla.index_heads > kMaxHeads || m.mla.index_head_dim > kMaxHeadDim || m.mla.index_topk > kMaxPositions)
+      r.error(*s, "`architecture.mla` indexer: index_heads must be at most " + std::to_string(kMaxHeads) +
+                      ", index_head_dim " + std::to_string(kMaxHeadDim) + ", index_topk " +
+                      std::to_string(kMaxPositions));
   }
   if (const YNode* s = r.map(arch, "gdn", p)) {
     const std::string q = "architecture.gdn";
@@ -87,8 +125,6 @@ void read_numerics(YamlReader& r, const YNode* arch, Model& m) {
   n.rope_theta = r.number(s, "rope_theta", p);
   n.rotary_percent = r.number(s, "rotary_percent", p);
   n.norm_eps = r.number(s, "norm_eps", p);
-  n.attention_dropout = r.number(s, "attention_dropout", p);
-  n.hidden_dropout = r.number(s, "hidden_dropout", p);
   n.source = r.string(s, "source", p).value_or("");
   if (const YNode* rs = s->get("rope_scaling"); rs != nullptr && !rs->is_null()) {
     if (rs->is_scalar() && rs->text == "none") {
@@ -326,6 +362,8 @@ std::optional<Model> model_from_yaml(const YNode& doc, Diagnostics& diags) {
   m.learned_position_embedding = r.boolean(arch, "learned_position_embedding", p).value_or(false);
   m.max_position = r.int32(arch, "max_position", p).value_or(0);
   m.mtp_layers = r.int32(arch, "mtp_layers", p).value_or(0);
+  m.mtp_dense = r.boolean(arch, "mtp_dense", p).value_or(false);
+  if (m.mtp_dense && m.mtp_layers == 0) r.error(*arch->get("mtp_dense"), "`architecture.mtp_dense` needs `mtp_layers`");
   if (auto norm = r.string(arch, "norm", p)) {
     if (*norm == "rms")
       m.norm = NormKind::kRms;
@@ -354,6 +392,7 @@ std::optional<Model> model_from_yaml(const YNode& doc, Diagnostics& diags) {
   read_sections(r, arch, m);
   read_numerics(r, arch, m);
   read_layers(r, arch, m);
+  read_sliding_attention(r, arch, m);  // after the layers: it needs a sliding one
   check_layer_dims(r, *arch, m, arch);
   if (r.failed()) return std::nullopt;
   check_architecture_values(r, doc, m);

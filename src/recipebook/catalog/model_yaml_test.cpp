@@ -1,6 +1,7 @@
 #include "recipebook/catalog/model_yaml.hpp"
 
 #include <chrono>
+#include <tuple>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -241,6 +242,76 @@ architecture:
   EXPECT_FALSE(m);
   ASSERT_FALSE(ds.empty());
   EXPECT_THAT(ds.front().message, HasSubstr("`architecture.hidden` is 1000000000000000; it must be at most 131072"));
+}
+
+// Step-3.5-Flash's shape (catalog/models/hf/step-3.5-flash.json): 96 heads on the sliding layers, 64 on
+// the full ones, a per-head output gate and dense MTP layers; and GLM-5.1's DSA indexer on its MLA
+// layers. Before the reader took them they were silently dropped (the sliding layers sized with
+// the full layers' heads, no indexer, MoE MTP layers).
+TEST(ModelYaml, ReadsSlidingShapeIndexerAndDenseMtp) {
+  Diagnostics ds;
+  const auto step = convert(R"(
+name: step-like
+source: test
+architecture:
+  hidden: 4096
+  vocab: 128896
+  ffn: 11264
+  attention: {heads: 64, kv_heads: 8, head_dim: 128, head_gate: true, qk_norm: true}
+  sliding_attention: {heads: 96, kv_heads: 8}
+  moe: {experts: 288, top_k: 8, ffn: 1280, shared_experts: 1, shared_ffn: 1280}
+  layers: {count: 8, window_pattern: [0, 512, 512, 512], first_dense: 3}
+  mtp_layers: 3
+  mtp_dense: true
+)",
+                            ds);
+  ASSERT_TRUE(step) << all(ds);
+  EXPECT_TRUE(step->attn.head_gate);
+  EXPECT_EQ(step->sliding_attn.heads, 96);
+  EXPECT_EQ(step->sliding_attn.kv_heads, 8);
+  EXPECT_EQ(step->sliding_attn.head_dim, 128);  // the full layers' where not given
+  EXPECT_TRUE(step->sliding_attn.head_gate);    // and their options
+  EXPECT_EQ(attention_of(*step, step->layers[1]).heads, 96);
+  EXPECT_EQ(attention_of(*step, step->layers[4]).heads, 64);
+  EXPECT_TRUE(step->mtp_dense);
+
+  const auto dsa = convert(R"(
+name: dsa-like
+source: test
+architecture:
+  hidden: 6144
+  vocab: 154880
+  ffn: 12288
+  attention: {heads: 64, kv_heads: 64, head_dim: 256, v_head_dim: 256}
+  mla: {q_lora_rank: 2048, kv_lora_rank: 512, qk_nope_dim: 192, qk_rope_dim: 64, v_dim: 256,
+        index_heads: 32, index_head_dim: 128, index_topk: 2048}
+  layers: {count: 4, mixer_pattern: [mla]}
+)",
+                           ds);
+  ASSERT_TRUE(dsa) << all(ds);
+  EXPECT_EQ(dsa->mla.index_heads, 32);
+  EXPECT_EQ(dsa->mla.index_head_dim, 128);
+  EXPECT_EQ(dsa->mla.index_topk, 2048);
+}
+
+TEST(ModelYaml, SlidingShapeNeedsASlidingLayerAndDividingKvHeads) {
+  for (const auto& [layers, shape, want] :
+       {std::tuple{"{count: 4}", "{heads: 96}", "no layer slides"},
+        std::tuple{"{count: 4, window_pattern: [0, 512]}", "{heads: 96, kv_heads: 7}", "must divide"}}) {
+    Diagnostics ds;
+    const auto m = convert(std::string(R"(
+name: bad
+source: test
+architecture:
+  hidden: 4096
+  vocab: 1000
+  ffn: 1024
+  attention: {heads: 64, kv_heads: 8, head_dim: 128}
+  sliding_attention: )") + shape + "\n  layers: " + layers + "\n",
+                           ds);
+    EXPECT_FALSE(m);
+    EXPECT_THAT(all(ds), HasSubstr(want));
+  }
 }
 
 }  // namespace

@@ -142,8 +142,9 @@ enum class RopeScalingKind { kUnknown, kNone, kLinear, kLlama3, kYarn, kOther };
 
 // The values that set what a model computes without changing its size: a launch has to pass them,
 // since the frameworks' defaults differ (Megatron-LM: rotary base 10000, no rope scaling, norm
-// epsilon 1e-5, dropout 0.1, softmax router). Each is "not known" by default (nullopt, kUnknown):
-// a writer passes only what the source gave and says which it did not know, never a guess.
+// epsilon 1e-5, softmax router). Each is "not known" by default (nullopt, kUnknown): a writer
+// passes only what the source gave and says which it did not know, never a guess. Dropout is a
+// training setting, not the model's: the layout carries it (core/layout.hpp hidden_dropout).
 struct Numerics {
   std::optional<double> rope_theta;             // config.json rope_theta
   std::optional<double> rotary_percent;         // partial_rotary_factor (1 = every channel rotates)
@@ -159,8 +160,6 @@ struct Numerics {
   std::optional<double> yarn_mscale_all_dim;
   std::optional<bool> yarn_truncate;            // HF `truncate` (gpt-oss: false); HF's default is true
   std::optional<double> norm_eps;               // rms_norm_eps / layer_norm_epsilon / norm_eps
-  std::optional<double> attention_dropout;      // attention_dropout / attn_pdrop
-  std::optional<double> hidden_dropout;         // hidden_dropout / resid_pdrop
   // MoE router.
   std::string router_score;                     // "" = not known; "softmax" or "sigmoid" (scoring_func)
   std::optional<bool> router_expert_bias;       // aux-loss-free expert bias (topk_method noaux_tc)
@@ -172,8 +171,8 @@ struct Numerics {
 
   [[nodiscard]] bool any() const {
     return rope_theta || rotary_percent || rope_scaling != RopeScalingKind::kUnknown || norm_eps ||
-           attention_dropout || hidden_dropout || !router_score.empty() || router_expert_bias ||
-           router_topk_scaling || router_groups || router_group_topk || router_norm_topk;
+           !router_score.empty() || router_expert_bias || router_topk_scaling || router_groups ||
+           router_group_topk || router_norm_topk;
   }
 };
 
@@ -210,7 +209,7 @@ struct Model {
 
   std::vector<LayerSpec> layers;  // the decoder stack, in order
   int mtp_layers = 0;             // multi-token-prediction layers (DeepSeek-V3, GLM-4.5, Qwen3.5)
-  Numerics numerics;              // rotary base and scaling, norm epsilon, dropout, router scoring
+  Numerics numerics;              // rotary base and scaling, norm epsilon, router scoring
   // The MTP layers hold a dense MLP although the last decoder layer is MoE (Step-3.5: its
   // moe_layers_enum lists none of them); false = the MTP layers' FFN is the last layer's.
   bool mtp_dense = false;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "recipebook/estimate/flops.hpp"
+#include "recipebook/estimate/routing.hpp"
 
 namespace rb {
 namespace {
@@ -259,7 +260,15 @@ PreparedModel prepare(const Model& m) {
     p.mtp_extra_flops = p.hybrid ? 0.0 : m.mtp_layers * 2.0 * (3.0 * h + 2.0 * h * h);
   }
   p.muon = muon_matrices(m);
+  for (int ep = 2; ep <= p.experts; ++ep)
+    if (p.experts % ep == 0) p.route_z.emplace_back(ep, busiest_rank_z(ep));
   return p;
+}
+
+double PreparedModel::route_load_factor(double tokens, int ep) const {
+  for (const auto& [ranks, z] : route_z)
+    if (ranks == ep) return busiest_rank_load_factor(tokens, top_k, experts, ep, z);
+  return busiest_rank_load_factor(tokens, top_k, experts, ep);
 }
 
 }  // namespace rb

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "recipebook/core/model.hpp"
@@ -78,8 +79,13 @@ struct PreparedModel {
   int experts = 0;
   int top_k = 0;
   int num_layers = 0;
+  // Blom's z of routing.hpp for each EP size that divides `experts` (the EP sizes Megatron-Core
+  // accepts), by EP size: computed once here, not per estimate.
+  std::vector<std::pair<int, double>> route_z;
 
   [[nodiscard]] LayerSums range(int begin, int end) const;  // layers [begin, end)
+  // busiest_rank_load_factor for `ep` ranks, with route_z's z where it holds one.
+  [[nodiscard]] double route_load_factor(double tokens, int ep) const;
 };
 
 PreparedModel prepare(const Model& m);

@@ -17,13 +17,22 @@ double normal_quantile(double p) {
 
 }  // namespace
 
-double busiest_rank_load_factor(double tokens, int top_k, int experts, int ranks) {
+double busiest_rank_z(int ranks) {
+  if (ranks <= 1) return 0.0;
+  const double n = ranks;
+  return normal_quantile((n - 0.375) / (n + 0.25));
+}
+
+double busiest_rank_load_factor(double tokens, int top_k, int experts, int ranks, double z) {
   if (ranks <= 1 || top_k <= 0 || experts <= top_k || tokens <= 0) return 1.0;
   const double n = ranks, k = top_k, e = experts;
   const double mean = tokens * k / n;
   const double var = tokens * k * (1.0 / n) * (1.0 - 1.0 / n) * (e - k) / (e - 1.0);
-  const double z = normal_quantile((n - 0.375) / (n + 0.25));
   return 1.0 + z * std::sqrt(var) / mean;
+}
+
+double busiest_rank_load_factor(double tokens, int top_k, int experts, int ranks) {
+  return busiest_rank_load_factor(tokens, top_k, experts, ranks, busiest_rank_z(ranks));
 }
 
 }  // namespace rb

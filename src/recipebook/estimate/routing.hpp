@@ -16,5 +16,10 @@ namespace rb {
 // `ranks` such (normal) counts is mean + z sigma with Blom's z = Phi^-1((n - 0.375) / (n + 0.25))
 // (Blom 1958, the expected largest of n normal order statistics). 1 when there is nothing to balance.
 double busiest_rank_load_factor(double tokens, int top_k, int experts, int ranks);
+// The same with Blom's z for `ranks` given (busiest_rank_z): the planner takes it from the prepared
+// model (PreparedModel::route_z), as the inverse normal it needs is 80 steps of bisection.
+double busiest_rank_load_factor(double tokens, int top_k, int experts, int ranks, double z);
+// Blom's z = Phi^-1((n - 0.375) / (n + 0.25)) for n = `ranks` (0 for ranks <= 1).
+double busiest_rank_z(int ranks);
 
 }  // namespace rb

@@ -7,6 +7,9 @@
 #include <random>
 #include <vector>
 
+#include "recipebook/estimate/prepared.hpp"
+#include "recipebook/estimate/test_models.hpp"
+
 namespace rb {
 namespace {
 
@@ -56,6 +59,16 @@ TEST(Routing, ShrinksWithTokensAndGrowsWithRanks) {
   EXPECT_NEAR(small / large, 2.0, 1e-9);
   EXPECT_LT(busiest_rank_load_factor(32768, 8, 128, 8), 1.01);
   EXPECT_GT(busiest_rank_load_factor(32768, 8, 256, 64), busiest_rank_load_factor(32768, 8, 256, 8));
+}
+
+// The prepared model keeps z per EP size (computed once, not per estimate): its factor is the
+// direct one to the bit, for every EP size that divides the experts, and for one that does not.
+TEST(Routing, PreparedFactorIsTheDirectOne) {
+  const PreparedModel pm = prepare(test::qwen3_30b_a3b());  // 128 experts, top 8
+  EXPECT_FALSE(pm.route_z.empty());
+  for (int ep : {1, 2, 4, 8, 16, 32, 64, 128, 3, 6})
+    for (double tokens : {512.0, 4096.0, 65536.0})
+      EXPECT_EQ(pm.route_load_factor(tokens, ep), busiest_rank_load_factor(tokens, 8, 128, ep)) << ep << " " << tokens;
 }
 
 }  // namespace

@@ -176,7 +176,7 @@ StepTerms step_terms(const TimeInputs& in, const Layout& l, bool comm) {
     x.f_expert_bf16 = m / (m + m_ridge_bf16) * gemm_size_factor(s, hw.expert_half_dim);
     // The busiest EP rank's share of the routed copies over the mean (estimate/routing.hpp): its
     // expert GEMMs and the copies it receives set the layer's pace.
-    x.route = busiest_rank_load_factor(tok_tp * l.ep, pm.top_k, pm.experts, l.ep);
+    x.route = pm.route_load_factor(tok_tp * l.ep, l.ep);
   }
   x.vpad = static_cast<double>(padded_vocab(pm.model.vocab, l.tp));
   x.swa_ctx = (pm.window > 0 && pm.window < in.seq)
