@@ -230,6 +230,10 @@ void print_priors(const Catalog& cat) {
       if (auto c = fit_gemm_curve(hw, p))
         std::printf(" %s gemm %.3f half %.0f;", std::string(precision_name(p)).c_str(), c->asymptote, c->half_dim);
     }
+    for (Precision p : {Precision::kBf16, Precision::kFp8Blockwise}) {
+      if (auto c = fit_grouped_gemm_curve(hw, p))
+        std::printf(" %s grouped gemm %.3f half %.0f;", std::string(precision_name(p)).c_str(), c->asymptote, c->half_dim);
+    }
     const EfficiencyPrior pr = efficiency_prior(hw, Precision::kBf16);
     if (pr.nvlink_max) std::printf(" nvlink ring %s (max %.3f);", pr.nvlink ? std::to_string(*pr.nvlink).substr(0, 5).c_str() : "none", *pr.nvlink_max);
     if (pr.scaleout_max) std::printf(" scaleout ring %s (max %.3f);", pr.scaleout ? std::to_string(*pr.scaleout).substr(0, 5).c_str() : "none", *pr.scaleout_max);

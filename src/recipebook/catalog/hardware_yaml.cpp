@@ -95,6 +95,7 @@ void read_microbenchmarks(YamlReader& r, const YNode& mb, Hardware& hw) {
     f.m = r.number(&item, "m", path).value_or(0);
     f.n = r.number(&item, "n", path).value_or(0);
     f.k = r.number(&item, "k", path).value_or(0);
+    f.groups = r.int32(&item, "groups", path, 1).value_or(0);  // absent: a dense GEMM
     f.flops_per_s = r.quantity(&item, "throughput", path, UnitKind::kFlopsPerSecond).value_or(0);
     f.library = r.string(&item, "library", path).value_or("");
     f.date = r.string(&item, "date", path, true).value_or("");

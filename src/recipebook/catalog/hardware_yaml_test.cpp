@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "recipebook/estimate/microbench.hpp"
+
 namespace rb {
 namespace {
 
@@ -179,6 +181,47 @@ TEST(HardwareYaml, AMicrobenchmarkWithAnUnknownOpIsAnError) {
   Diagnostics ds;
   EXPECT_FALSE(convert(text, ds));
   EXPECT_THAT(all(ds), HasSubstr("microbenchmarks.collectives[0].op"));
+}
+
+}  // namespace
+}  // namespace rb
+
+namespace rb {
+namespace {
+
+// A grouped (MoE) GEMM figure (`groups:`, DeepGEMM's tables) is read as grouped evidence and kept out
+// of the dense curve: before, `groups` was ignored and its rows entered the dense fit as dense GEMMs
+// (here they would be the only dense rows, and give a curve).
+TEST(HardwareYaml, GroupedGemmFiguresStayOutOfTheDenseCurve) {
+  std::string yaml = kMicrobenchGpu;
+  const std::string grouped =
+      "    - {precision: fp8_blockwise, groups: 4, m: 256, n: 4096, k: 7168, throughput: 932 TFLOP/s, date: 2025-03-25, source: d}\n"
+      "    - {precision: fp8_blockwise, groups: 2, m: 512, n: 4096, k: 7168, throughput: 1040 TFLOP/s, date: 2025-03-25, source: d}\n"
+      "    - {precision: fp8_blockwise, groups: 1, m: 1024, n: 4096, k: 7168, throughput: 1233 TFLOP/s, date: 2025-03-25, source: d}\n"
+      "    - {precision: fp8_blockwise, groups: 8, m: 4096, n: 4096, k: 7168, throughput: 1346 TFLOP/s, date: 2025-03-25, source: d}\n";
+  yaml.insert(yaml.find("  collectives:"), grouped);
+  Diagnostics ds;
+  const auto hw = convert(yaml, ds);
+  ASSERT_TRUE(hw) << all(ds);
+  ASSERT_EQ(hw->microbenchmarks.gemm.size(), 7u);
+  EXPECT_EQ(hw->microbenchmarks.gemm[0].groups, 0);  // dense rows
+  EXPECT_EQ(hw->microbenchmarks.gemm[3].groups, 4);
+  EXPECT_FALSE(fit_gemm_curve(*hw, Precision::kFp8Blockwise));
+  const auto c = fit_grouped_gemm_curve(*hw, Precision::kFp8Blockwise);
+  ASSERT_TRUE(c);
+  EXPECT_GT(c->asymptote, 0.6);
+  EXPECT_LT(c->half_dim, 512);
+  // The dense bf16 curve is the same as without the grouped rows.
+  EXPECT_TRUE(fit_gemm_curve(*hw, Precision::kBf16));
+}
+
+TEST(HardwareYaml, GroupedGemmFigureNeedsAtLeastOneGroup) {
+  std::string yaml = kMicrobenchGpu;
+  yaml.insert(yaml.find("  collectives:"),
+              "    - {precision: bf16, groups: 0, m: 256, n: 4096, k: 7168, throughput: 500 TFLOP/s, date: 2025-03-25, source: d}\n");
+  Diagnostics ds;
+  (void)convert(yaml, ds);
+  EXPECT_THAT(all(ds), HasSubstr("groups"));
 }
 
 }  // namespace

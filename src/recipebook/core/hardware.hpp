@@ -27,10 +27,13 @@ struct Efficiency {
 enum class Fabric { kNvlink, kScaleout };
 enum class CollectiveOp { kAllReduce, kAllGather, kReduceScatter };
 
-// One GEMM (cuBLAS / cuBLASLt / CUTLASS): m x n x k at `flops_per_s` (2 m n k / time).
+// One GEMM (cuBLAS / cuBLASLt / CUTLASS): m x n x k at `flops_per_s` (2 m n k / time). `groups` >= 1:
+// a grouped (MoE) GEMM kernel run on `groups` problems of m x n x k each (m: tokens per group), its
+// FLOP/s over all of them (DeepGEMM's contiguous and masked layouts); 0: a dense GEMM.
 struct GemmFigure {
   Precision precision = Precision::kBf16;
   double m = 0, n = 0, k = 0;
+  int groups = 0;
   double flops_per_s = 0;
   std::string library, date, source;
 };

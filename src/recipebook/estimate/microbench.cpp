@@ -12,11 +12,13 @@ struct ShapePoint {
   double frac = 0;  // achieved / dense peak
 };
 
-std::vector<ShapePoint> gemm_points(const Hardware& hw, Precision p) {
+// The figures of one precision, dense (groups 0) or grouped (groups >= 1): a grouped GEMM's rate is
+// its own evidence, never a dense point (nor the reverse).
+std::vector<ShapePoint> gemm_points(const Hardware& hw, Precision p, bool grouped) {
   std::vector<ShapePoint> out;
   for (const GemmFigure& f : hw.microbenchmarks.gemm) {
     const double peak = hw.peak_flops_per_s(f.precision);
-    if (f.precision != p || !(peak > 0) || !(f.flops_per_s > 0)) continue;
+    if (f.precision != p || (f.groups > 0) != grouped || !(peak > 0) || !(f.flops_per_s > 0)) continue;
     out.push_back({std::min({f.m, f.n, f.k}), f.flops_per_s / peak});
   }
   return out;
@@ -96,7 +98,11 @@ double bus_factor(CollectiveOp op, int n) {
   return (op == CollectiveOp::kAllReduce ? 2.0 : 1.0) * (m - 1.0) / m;
 }
 
-std::optional<GemmCurve> fit_gemm_curve(const Hardware& hw, Precision p) { return fit_curve(gemm_points(hw, p)); }
+std::optional<GemmCurve> fit_gemm_curve(const Hardware& hw, Precision p) { return fit_curve(gemm_points(hw, p, false)); }
+
+std::optional<GemmCurve> fit_grouped_gemm_curve(const Hardware& hw, Precision p) {
+  return fit_curve(gemm_points(hw, p, true));
+}
 
 EfficiencyPrior efficiency_prior(const Hardware& hw, Precision p) {
   EfficiencyPrior out;

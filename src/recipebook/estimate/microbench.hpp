@@ -39,6 +39,10 @@ struct GemmCurve {
   double asymptote = 0, half_dim = 0;
 };
 std::optional<GemmCurve> fit_gemm_curve(const Hardware& hw, Precision p);
+// The same curve over the grouped (MoE) figures alone, n = the smallest of one group's m, n, k (m the
+// tokens per group): evidence for the routed-expert GEMMs' curve (docs/model.md "Hardware"). Not used
+// by the time model: adopting it made the held-out error worse (BENCHMARKS.md, session 9 expertgemm).
+std::optional<GemmCurve> fit_grouped_gemm_curve(const Hardware& hw, Precision p);
 
 // The best DeepEP / HybridEP rate per link as a fraction of its line rate, at most 1 (nullopt: no
 // figure on that fabric). NVLink: the reported figure counts every received byte, the rank's own
