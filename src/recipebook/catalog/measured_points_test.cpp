@@ -11,6 +11,20 @@
 namespace rb {
 namespace {
 
+// A record of the built-in catalog with its model, for the tests of one record's runs.
+struct RecordWithModel {
+  Recipe rec;
+  Model model;
+};
+
+std::optional<RecordWithModel> record_with_model(const std::string& name) {
+  auto rec = builtin().resolved(name);
+  if (!rec) return std::nullopt;
+  auto model = builtin().find_model(rec->model);
+  if (!model) return std::nullopt;
+  return RecordWithModel{*rec, *model};
+}
+
 // Only benchmark runs are calibrated on: performance-table rows and the cards' pretrain_performance
 // items. Card rows that train on a dataset (SFT, PEFT, real-data pretraining) are predicted, not fitted.
 TEST(MeasuredPoints, BenchmarkRunsAreTablesAndPerformanceCardItems) {
@@ -97,16 +111,16 @@ TEST(MeasuredPoints, RunsAreModelledAsEstimateRecipeModelsThem) {
 // MBS 1 later, Megatron-Bridge ecfcd8460) is modelled at VP 1 without the recipe's 16-stage layout
 // (before: VP 2 with it, predicted 326 of 290 GB).
 TEST(MeasuredPoints, VpNotApplicableIsOneVirtualStage) {
-  auto rec = builtin().resolved("deepseek_v3_pretrain_256gpu_b300_fp8mx_config");
-  ASSERT_TRUE(rec);
-  auto model = builtin().find_model(rec->model);
-  ASSERT_TRUE(model);
-  ASSERT_EQ(rec->layout.vp, 2);
-  const auto m = std::find_if(rec->measurements.begin(), rec->measurements.end(),
+  const auto r = record_with_model("deepseek_v3_pretrain_256gpu_b300_fp8mx_config");
+  ASSERT_TRUE(r);
+  const Recipe& rec = r->rec;
+  const Model& model = r->model;
+  ASSERT_EQ(rec.layout.vp, 2);
+  const auto m = std::find_if(rec.measurements.begin(), rec.measurements.end(),
                               [](const Measurement& x) { return x.release == "26.06"; });
-  ASSERT_NE(m, rec->measurements.end());
+  ASSERT_NE(m, rec.measurements.end());
   EXPECT_EQ(m->vp, 1);
-  auto run = measured_run(*rec, *m, *model);
+  auto run = measured_run(rec, *m, model);
   ASSERT_TRUE(run);
   EXPECT_EQ(run->layout.vp, 1);
   EXPECT_TRUE(run->layout.pipeline_layout.empty());
@@ -117,14 +131,14 @@ TEST(MeasuredPoints, VpNotApplicableIsOneVirtualStage) {
 // GB300_V2 workload config (MBS 2, recompute_modules [mla_up_proj]); the recipe now runs MBS 1
 // without recompute. Before: the run was estimated without recompute (and predicted not to fit).
 TEST(MeasuredPoints, RunsUseTheirOwnRecompute) {
-  auto rec = builtin().resolved("deepseek_v3_pretrain_256gpu_gb300_fp8mx_config");
-  ASSERT_TRUE(rec);
-  auto model = builtin().find_model(rec->model);
-  ASSERT_TRUE(model);
-  EXPECT_EQ(rec->layout.recompute, Recompute::kNone);  // selective over [] recomputes nothing
+  const auto r = record_with_model("deepseek_v3_pretrain_256gpu_gb300_fp8mx_config");
+  ASSERT_TRUE(r);
+  const Recipe& rec = r->rec;
+  const Model& model = r->model;
+  EXPECT_EQ(rec.layout.recompute, Recompute::kNone);  // selective over [] recomputes nothing
   bool older = false, newer = false;
-  for (const Measurement& m : rec->measurements) {
-    auto run = measured_run(*rec, m, *model);
+  for (const Measurement& m : rec.measurements) {
+    auto run = measured_run(rec, m, model);
     ASSERT_TRUE(run) << m.release;
     if (m.release == "26.04.01" && m.current) {
       older = true;
@@ -145,15 +159,15 @@ TEST(MeasuredPoints, RunsUseTheirOwnRecompute) {
 // set_workload_base_configs); the record reads `dispatcher: alltoall` beside `flex_backend: deepep`.
 // Before: the run was estimated with the alltoall dispatcher (-68% throughput).
 TEST(MeasuredPoints, RunsUseTheDispatcherTheirReleaseRan) {
-  auto rec = builtin().resolved("deepseek_v3_pretrain_256gpu_b200_fp8mx_config");
-  ASSERT_TRUE(rec);
-  auto model = builtin().find_model(rec->model);
-  ASSERT_TRUE(model);
-  EXPECT_EQ(rec->layout.dispatcher, Dispatcher::kAlltoall);
+  const auto r = record_with_model("deepseek_v3_pretrain_256gpu_b200_fp8mx_config");
+  ASSERT_TRUE(r);
+  const Recipe& rec = r->rec;
+  const Model& model = r->model;
+  EXPECT_EQ(rec.layout.dispatcher, Dispatcher::kAlltoall);
   int seen = 0;
-  for (const Measurement& m : rec->measurements) {
+  for (const Measurement& m : rec.measurements) {
     if (m.release != "26.04.01") continue;
-    auto run = measured_run(*rec, m, *model);
+    auto run = measured_run(rec, m, model);
     ASSERT_TRUE(run) << m.release;
     EXPECT_EQ(run->layout.dispatcher, Dispatcher::kFlexDeepep);
     ++seen;
@@ -167,15 +181,15 @@ TEST(MeasuredPoints, RunsUseTheDispatcherTheirReleaseRan) {
 // full-iteration graph with A2A overlap, as the recipe is now. Before: every release was estimated
 // with the recipe's full-iteration graph and overlap.
 TEST(MeasuredPoints, RunsUseTheirOwnCudaGraphsAndEpOverlap) {
-  auto rec = builtin().resolved("qwen3_30b_a3b_pretrain_8gpu_gb200_fp8mx_config");
-  ASSERT_TRUE(rec);
-  auto model = builtin().find_model(rec->model);
-  ASSERT_TRUE(model);
-  EXPECT_EQ(rec->layout.cuda_graph, CudaGraph::kFullIteration);
-  EXPECT_TRUE(rec->layout.ep_a2a_overlap);
+  const auto r = record_with_model("qwen3_30b_a3b_pretrain_8gpu_gb200_fp8mx_config");
+  ASSERT_TRUE(r);
+  const Recipe& rec = r->rec;
+  const Model& model = r->model;
+  EXPECT_EQ(rec.layout.cuda_graph, CudaGraph::kFullIteration);
+  EXPECT_TRUE(rec.layout.ep_a2a_overlap);
   bool older = false, newer = false;
-  for (const Measurement& m : rec->measurements) {
-    auto run = measured_run(*rec, m, *model);
+  for (const Measurement& m : rec.measurements) {
+    auto run = measured_run(rec, m, model);
     ASSERT_TRUE(run) << m.release;
     if (m.release == "26.04.01" && m.current) {
       older = true;
