@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "recipebook/estimate/time.hpp"  // gemm_size_factor
+#include "recipebook/estimate/time.hpp"  // dense_gemm_size_factor
 
 namespace rb {
 namespace {
@@ -144,12 +144,13 @@ VisionTime vision_time(const VisionDims& v, const VisionWork& w, const Hardware&
   const Dims d = dims(v);
   const double tp = l.tp;
   // BF16 (the tower's config copies no FP8 setting), through the decoder's GEMM path: the fitted
-  // BF16 GEMM efficiency times the size factor of the smallest GEMM dimension.
+  // BF16 GEMM efficiency times the decoder's dense size factor (the patches on their token curve,
+  // the smallest weight dimension on its own).
   const Efficiency& eff = hw.eff(Precision::kBf16);
   const double peak = std::max(1.0, hw.bf16_flops_per_s);
   const double hbm = std::max(1.0, hw.hbm_bytes_per_s * eff.hbm);
   const VisionFlops f = vision_forward_flops(v, w);
-  const double size = gemm_size_factor(std::min({w.patches, d.h, d.f / tp}), hw.gemm_half_dim);
+  const double size = dense_gemm_size_factor(w.patches, std::min(d.h, d.f / tp), hw.gemm_half_dim);
   const double gemm_fwd = f.gemm / tp / (peak * eff.gemm * size);
   const double attn_fwd = f.core_attn / tp / (peak * eff.attention);
   t.gemm = tm.passes * gemm_fwd;

@@ -157,7 +157,10 @@ TEST(Vision, GemmTimeUsesTheGemmEfficiency) {
   const double at_default = vision_time(kSmall, w, hw, l, tm, nullptr, nullptr).gemm;
   hw.efficiency[static_cast<size_t>(Precision::kBf16)].gemm /= 2.0;
   EXPECT_DOUBLE_EQ(vision_time(kSmall, w, hw, l, tm, nullptr, nullptr).gemm, 2.0 * at_default);
-  const double size = gemm_size_factor(64, hw.gemm_half_dim);  // the hidden size is the smallest dimension
+  // The decoder's dense size factor: the 512 patches on the token curve, the hidden size (the
+  // smallest weight dimension) on the width curve. Before, the tower took the smallest of the three
+  // on the width curve alone and missed the token factor.
+  const double size = dense_gemm_size_factor(512, 64, hw.gemm_half_dim);
   const double rate = hw.bf16_flops_per_s * hw.eff(Precision::kBf16).gemm * size;
   EXPECT_DOUBLE_EQ(vision_time(kSmall, w, hw, l, tm, nullptr, nullptr).gemm, 3.0 * vision_forward_flops(kSmall, w).gemm / rate);
 }
