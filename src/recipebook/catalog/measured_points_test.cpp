@@ -25,6 +25,21 @@ std::optional<RecordWithModel> record_with_model(const std::string& name) {
   return RecordWithModel{*rec, *model};
 }
 
+// The layout measured_run gives the record's measurement of `release` (the current one when
+// `current_only`); every measurement of the record must yield a run.
+std::optional<Layout> run_layout(const RecordWithModel& r, const std::string& release, bool current_only) {
+  std::optional<Layout> found;
+  for (const Measurement& m : r.rec.measurements) {
+    auto run = measured_run(r.rec, m, r.model);
+    if (!run) {
+      ADD_FAILURE() << "no run for " << m.release;
+      continue;
+    }
+    if (!found && m.release == release && (m.current || !current_only)) found = run->layout;
+  }
+  return found;
+}
+
 // Only benchmark runs are calibrated on: performance-table rows and the cards' pretrain_performance
 // items. Card rows that train on a dataset (SFT, PEFT, real-data pretraining) are predicted, not fitted.
 TEST(MeasuredPoints, BenchmarkRunsAreTablesAndPerformanceCardItems) {
@@ -134,24 +149,15 @@ TEST(MeasuredPoints, RunsUseTheirOwnRecompute) {
   const auto r = record_with_model("deepseek_v3_pretrain_256gpu_gb300_fp8mx_config");
   ASSERT_TRUE(r);
   const Recipe& rec = r->rec;
-  const Model& model = r->model;
   EXPECT_EQ(rec.layout.recompute, Recompute::kNone);  // selective over [] recomputes nothing
-  bool older = false, newer = false;
-  for (const Measurement& m : rec.measurements) {
-    auto run = measured_run(rec, m, model);
-    ASSERT_TRUE(run) << m.release;
-    if (m.release == "26.04.01" && m.current) {
-      older = true;
-      EXPECT_EQ(run->layout.mbs, 2);
-      EXPECT_EQ(run->layout.recompute, Recompute::kSelective);
-      EXPECT_EQ(run->layout.recompute_modules, kRcMlaUpProj);
-    } else if (m.release == "26.08") {
-      newer = true;
-      EXPECT_EQ(run->layout.recompute, Recompute::kNone);
-    }
-  }
-  EXPECT_TRUE(older);
-  EXPECT_TRUE(newer);
+  const auto older = run_layout(*r, "26.04.01", true);
+  const auto newer = run_layout(*r, "26.08", false);
+  ASSERT_TRUE(older);
+  ASSERT_TRUE(newer);
+  EXPECT_EQ(older->mbs, 2);
+  EXPECT_EQ(older->recompute, Recompute::kSelective);
+  EXPECT_EQ(older->recompute_modules, kRcMlaUpProj);
+  EXPECT_EQ(newer->recompute, Recompute::kNone);
 }
 
 // A run is estimated with the dispatcher its release ran: DeepSeek-V3 256 x B200 MXFP8 at 26.04.01
@@ -184,26 +190,17 @@ TEST(MeasuredPoints, RunsUseTheirOwnCudaGraphsAndEpOverlap) {
   const auto r = record_with_model("qwen3_30b_a3b_pretrain_8gpu_gb200_fp8mx_config");
   ASSERT_TRUE(r);
   const Recipe& rec = r->rec;
-  const Model& model = r->model;
   EXPECT_EQ(rec.layout.cuda_graph, CudaGraph::kFullIteration);
   EXPECT_TRUE(rec.layout.ep_a2a_overlap);
-  bool older = false, newer = false;
-  for (const Measurement& m : rec.measurements) {
-    auto run = measured_run(rec, m, model);
-    ASSERT_TRUE(run) << m.release;
-    if (m.release == "26.04.01" && m.current) {
-      older = true;
-      EXPECT_EQ(run->layout.cuda_graph, CudaGraph::kTransformerEngine);
-      EXPECT_EQ(run->layout.cuda_graph_scope, kCgMoeRouter | kCgMoePreprocess);
-      EXPECT_FALSE(run->layout.ep_a2a_overlap);
-    } else if (m.release == "26.06") {
-      newer = true;
-      EXPECT_EQ(run->layout.cuda_graph, CudaGraph::kFullIteration);
-      EXPECT_TRUE(run->layout.ep_a2a_overlap);
-    }
-  }
-  EXPECT_TRUE(older);
-  EXPECT_TRUE(newer);
+  const auto older = run_layout(*r, "26.04.01", true);
+  const auto newer = run_layout(*r, "26.06", false);
+  ASSERT_TRUE(older);
+  ASSERT_TRUE(newer);
+  EXPECT_EQ(older->cuda_graph, CudaGraph::kTransformerEngine);
+  EXPECT_EQ(older->cuda_graph_scope, kCgMoeRouter | kCgMoePreprocess);
+  EXPECT_FALSE(older->ep_a2a_overlap);
+  EXPECT_EQ(newer->cuda_graph, CudaGraph::kFullIteration);
+  EXPECT_TRUE(newer->ep_a2a_overlap);
 }
 
 }  // namespace
