@@ -255,7 +255,8 @@ TEST(Time, ExpertGemmsPayTheirWeightReadsPerToken) {
     return busiest_rank_load_factor(4096.0 * mbs * 8, 8, 128, 8) * (1.0 + ridge / (mbs * m1));
   };
   // The dense GEMMs' time per token follows their token curve (dense_gemm_size_factor): 1 / f(tokens).
-  auto dense_share = [&](double mbs) { return 1.0 / gemm_size_factor(4096.0 * mbs, 170); };
+  // (A width of 1 at half-point 0 leaves the token factor alone, whatever its half-point.)
+  auto dense_share = [&](double mbs) { return 1.0 / dense_gemm_size_factor(4096.0 * mbs, 1.0, 0.0); };
   const double det = dense_share(1) * expert_share(8) - dense_share(8) * expert_share(1);
   const double dense = (per_token[0] * expert_share(8) - per_token[3] * expert_share(1)) / det;
   const double expert = (dense_share(1) * per_token[3] - dense_share(8) * per_token[0]) / det;
