@@ -260,7 +260,9 @@ TEST(EstimateCli, OverlapAndGraphFlagsReachTheEstimate) {
   const Json tuned = Json::parse(run(o, true).out);
   EXPECT_LT(tuned["time"]["parts"]["tp_comm_s"].get<double>(), plain["time"]["parts"]["tp_comm_s"].get<double>());
   EXPECT_EQ(tuned["time"]["parts"]["overhead_s"].get<double>(), 0.0);
-  EXPECT_GE(plain["time"]["parts"]["overhead_s"].get<double>(), 0.0);
+  // GPU-bound: the host work hides under the GPU, so nothing is left for graphs to take off (an
+  // additive launch term, as before the host floor, would show here).
+  EXPECT_EQ(plain["time"]["parts"]["overhead_s"].get<double>(), 0.0);
   EXPECT_GT(tuned["tokens_per_s_per_gpu"].get<double>(), plain["tokens_per_s_per_gpu"].get<double>());
 }
 
