@@ -17,6 +17,7 @@
 
 #include "recipebook/catalog/catalog.hpp"
 #include "recipebook/estimate/calibrate.hpp"
+#include "recipebook/estimate/microbench.hpp"
 
 namespace rb::bench {
 
@@ -39,7 +40,10 @@ inline VtrainRows vtrain_rows(const Catalog& cat, const std::string& csv_path) {
   std::ifstream in(csv_path);
   if (!base || !gpu || !in) return out;
   Hardware hw = *gpu;
-  hw.efficiency.fill(Efficiency{});  // neutral start, as bench/accuracy's other points
+  // The start of a fit, as bench/accuracy's other points (measured_points): each precision's prior
+  // from A100's published microbenchmarks (estimate/microbench.hpp), flat defaults where it has none.
+  for (int pr = 0; pr < kNumPrecisions; ++pr)
+    hw.efficiency[static_cast<size_t>(pr)] = prior_efficiency(*gpu, static_cast<Precision>(pr));
   std::string line;
   std::getline(in, line);  // header
   while (std::getline(in, line)) {

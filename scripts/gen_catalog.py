@@ -274,6 +274,15 @@ GPU_STUBS = OrderedDict([
               "no published figures in the reference data (gpus.csv), so no memory, peak or bandwidth here.")),
 ])
 
+# The scale-out NICs of a node where the catalog entry describes another node than gpus.csv's cloud
+# instance: catalog name -> (Gbit/s per GPU, source). The a100 entry is a DGX A100 (its host block,
+# alias dgx-a100, the Megatron-LM Selene runs of bench/data/megatron_a100_selene.csv): eight 200 Gb/s
+# HDR InfiniBand NICs per node for the GPUs, not p4de's 400 Gb/s EFA per node.
+SCALEOUT_TABLE = OrderedDict([
+    ("a100", ("200", "200 Gbit/s per GPU: DGX A100, one HDR NIC per GPU (SCALEOUT_TABLE in scripts/gen_catalog.py)",
+              "node network: DGX A100 (scripts/gen_catalog.py SCALEOUT_TABLE)")),
+])
+
 # The host side of each node, for optimizer CPU offload and activation offloading (docs/model.md
 # "Offload"): catalog name -> (host link, its bandwidth per GPU and direction, host memory per node,
 # host memory bandwidth per node, source). Nodes as in GPU_TABLE (8-GPU HGX/DGX; a 4-GPU, 2-Grace
@@ -672,8 +681,10 @@ def hardware_docs(gpus_rows):
         node["nvlink_domain"] = int(row["nvlink_domain_size"])
         node["nvlink_bandwidth"] = with_comment("%s GB/s" % fmt_num(nvl_gbit / 8),
                                                 "%s Gbit/s per GPU, one direction (gpus.csv)" % row["nvlink_bw_gbps_per_gpu_unidirectional"])
-        node["scaleout_bandwidth"] = with_comment("%s GB/s" % fmt_num(so_gbit / 8),
-                                                  "%s Gbit/s per GPU (gpus.csv)" % row["typical_scaleout_gbps_per_gpu"])
+        so_note = "%s Gbit/s per GPU (gpus.csv)" % row["typical_scaleout_gbps_per_gpu"]
+        if name in SCALEOUT_TABLE:
+            so_gbit, so_note = Decimal(SCALEOUT_TABLE[name][0]), SCALEOUT_TABLE[name][1]
+        node["scaleout_bandwidth"] = with_comment("%s GB/s" % fmt_num(so_gbit / 8), so_note)
         node["note"] = node_note
         price_text = row["typical_cloud_usd_per_gpu_hour(with instance name and date)"]
         pm = re.match(r"^([0-9]+(?:\.[0-9]+)?) \(", price_text)
@@ -690,6 +701,8 @@ def hardware_docs(gpus_rows):
         d["display"] = display
         d["aliases"] = aliases
         d["source"] = "gpus.csv row %r: %s" % (row["name"], row["source"])
+        if name in SCALEOUT_TABLE:
+            d["source"] += "; " + SCALEOUT_TABLE[name][2]
         d["memory"] = with_comment("%s GiB" % row["memory_gb"],
                                    "memory_gb as marketed (gpus.csv); HBM is sized in GiB: nvidia-smi shows "
                                    "81,559 MiB on an 80 GB H100")
