@@ -1433,17 +1433,99 @@ MEASURED_RUN_SETTINGS.append(dict(
            "QWEN3_30B_A3B_PRETRAIN_CONFIG_B200_FP8_MX_V1 = B200_BF16_V1: moe_a2a_overlap unset (False)"))
 
 
+# --- EP dispatchers the measured runs used (helper epdispatch) ---------------------------------------
+# Before NeMo 26.04 each release's script chose the token dispatcher per model and GPU (from 26.04 the
+# record's features.flex_backend applies: catalog/recipe_layout.hpp release_dispatcher). A rule here
+# writes `layout_overrides.dispatcher` (and `flex_backend`) where the run's dispatcher differs from
+# what the record and that release rule give; the EP A2A overlap goes with it where the same source
+# sets it. NeMo 25.09 = Megatron-Bridge v0.1.0rc3, 25.11 = v0.2.0, 26.02 = v0.3.0, 26.02.01 = v0.3.1
+# (docs/releases/software-versions.md and the summaries).
+_RUN_SCRIPT_2509 = "Megatron-Bridge scripts/performance/run_script.py@v0.1.0rc3"
+# DeepSeek-V3 on H100 at 25.09: run_script.py sets enable_deepep and A2A_1F1B for args.gpu == h100
+# (deepseek_v3_pretrain_config(enable_deepep=True): moe_token_dispatcher_type="flex",
+# moe_enable_deepep=True, recipes/deepseek/deepseek_v3.py@v0.1.0rc3) and
+# comm_overlap.overlap_moe_expert_parallel_comm = True with delay_wgrad_compute = True.
+MEASURED_RUN_SETTINGS.append(dict(
+    model="DeepSeek-V3", gpu="h100", precisions=("bf16", "fp8_cs", "fp8_blockwise"), releases=("25.09",),
+    columns=dict(), overrides=OD([("dispatcher", "flex"), ("flex_backend", "deepep"), ("ep_a2a_overlap", True)]),
+    source=_RUN_SCRIPT_2509 + " deepseek v3 on h100: enable_deepep=True (moe_token_dispatcher_type=flex, "
+           "moe_enable_deepep=True), A2A_1F1B: overlap_moe_expert_parallel_comm=True"))
+# DeepSeek-V3 on GB200/GB300 at 25.11: DEEPSEEK_V3_GB200_BASE_CONFIG / GB300 set
+# moe_flex_dispatcher_backend="hybridep" for every precision, passed to pretrain_config, which calls
+# apply_flex_dispatcher_backend (HybridEP on GB200/GB300 at v0.2.0); the BF16 records read alltoall.
+MEASURED_RUN_SETTINGS.append(dict(
+    model="DeepSeek-V3", gpu="gb200", precisions=("bf16", "fp8_cs", "mxfp8"), releases=("25.11",),
+    columns=dict(), overrides=OD([("dispatcher", "flex"), ("flex_backend", "hybridep")]),
+    source="Megatron-Bridge scripts/performance/configs/deepseek/workload_base_configs.py@v0.2.0 "
+           "DEEPSEEK_V3_GB200_BASE_CONFIG: moe_flex_dispatcher_backend=hybridep"))
+MEASURED_RUN_SETTINGS.append(dict(
+    model="DeepSeek-V3", gpu="gb300", precisions=("bf16", "fp8_cs", "mxfp8"), releases=("25.11",),
+    columns=dict(), overrides=OD([("dispatcher", "flex"), ("flex_backend", "hybridep")]),
+    source="Megatron-Bridge scripts/performance/configs/deepseek/workload_base_configs.py@v0.2.0 "
+           "DEEPSEEK_V3_GB300_BASE_CONFIG: moe_flex_dispatcher_backend=hybridep"))
+# DeepSeek-V3 on B200 at 26.02 and 26.02.01: DEEPSEEK_V3_PRETRAIN_CONFIG_B200_* (V1, V2, LARGE_SCALE)
+# set hybridep, which v0.3.0 allows on sm100 (training/flex_dispatcher_backend.py: major in [8, 9, 10]).
+MEASURED_RUN_SETTINGS.append(dict(
+    model="DeepSeek-V3", gpu="b200", precisions=("bf16", "fp8_cs", "mxfp8"), releases=("26.02", "26.02.01"),
+    columns=dict(), overrides=OD([("dispatcher", "flex"), ("flex_backend", "hybridep")]),
+    source="Megatron-Bridge scripts/performance/configs/deepseek/deepseek_workload_base_configs.py@v0.3.0,v0.3.1 "
+           "DEEPSEEK_V3_PRETRAIN_CONFIG_B200_*: moe_flex_dispatcher_backend=hybridep"))
+# Qwen3-30B-A3B at 25.09 on every GPU: run_script.py applies apply_moe_token_drop, which asserts the
+# alltoall dispatcher (training/utils/moe_token_drop.py@v0.1.0rc3), with CommOverlapConfig(tp_comm_overlap=True)
+# (no EP overlap).
+MEASURED_RUN_SETTINGS.append(dict(
+    model="Qwen3-30B-A3B", gpu="*", precisions=("bf16", "fp8_cs", "mxfp8"), releases=("25.09",),
+    columns=dict(), overrides=OD([("dispatcher", "alltoall"), ("ep_a2a_overlap", False)]),
+    source=_RUN_SCRIPT_2509 + " qwen3 30b_a3b: apply_moe_token_drop (alltoall), CommOverlapConfig(tp_comm_overlap=True)"))
+# Qwen3-30B-A3B on B200 at 25.11 and 26.02: QWEN3_30B_A3B_B200_*_BASE_CONFIG (v0.2.0) and
+# QWEN3_30B_A3B_PRETRAIN_CONFIG_B200_*_V1 (v0.3.0) set no flex backend: the provider's default
+# moe_token_dispatcher_type="alltoall" (models/qwen/qwen_provider.py@v0.3.0 Qwen3MoEModelProvider),
+# moe_a2a_overlap unset (False), TE graphs over [moe_router, moe_preprocess], MBS 1.
+MEASURED_RUN_SETTINGS.append(dict(
+    model="Qwen3-30B-A3B", gpu="b200", precisions=("bf16", "fp8_cs", "mxfp8"), releases=("25.11", "26.02"),
+    columns=dict(mbs="1"),
+    overrides=OD([("dispatcher", "alltoall"), ("ep_a2a_overlap", False),
+                  ("cuda_graph", OD([("impl", "transformer_engine"), ("scope", ["moe_router", "moe_preprocess"])]))]),
+    source="Megatron-Bridge scripts/performance/configs/qwen3/workload_base_configs.py@v0.2.0 "
+           "QWEN3_30B_A3B_B200_FP8_MX_BASE_CONFIG, scripts/performance/configs/qwen/qwen3_workload_base_configs.py@v0.3.0 "
+           "QWEN3_30B_A3B_PRETRAIN_CONFIG_B200_FP8_MX_V1: no moe_flex_dispatcher_backend (qwen_provider.py@v0.3.0 "
+           "moe_token_dispatcher_type=alltoall), moe_a2a_overlap unset (False), cuda_graph_scope=[moe_router, moe_preprocess]"))
+# Qwen3-30B-A3B on H100 at 25.11: QWEN3_30B_A3B_H100_*_BASE_CONFIG set no backend (alltoall) and
+# moe_a2a_overlap=True; at 26.02 QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_*_V1 set deepep with the overlap.
+# (26.02.01, v0.3.1, moved them to hybridep without overlap: the record.)
+MEASURED_RUN_SETTINGS.append(dict(
+    model="Qwen3-30B-A3B", gpu="h100", precisions=("bf16", "fp8_cs"), releases=("25.11",),
+    columns=dict(), overrides=OD([("dispatcher", "alltoall"), ("ep_a2a_overlap", True)]),
+    source="Megatron-Bridge scripts/performance/configs/qwen3/workload_base_configs.py@v0.2.0 "
+           "QWEN3_30B_A3B_H100_FP8_CS_BASE_CONFIG: no moe_flex_dispatcher_backend (alltoall), moe_a2a_overlap=True"))
+MEASURED_RUN_SETTINGS.append(dict(
+    model="Qwen3-30B-A3B", gpu="h100", precisions=("bf16", "fp8_cs"), releases=("26.02",),
+    columns=dict(), overrides=OD([("dispatcher", "flex"), ("flex_backend", "deepep"), ("ep_a2a_overlap", True)]),
+    source="Megatron-Bridge scripts/performance/configs/qwen/qwen3_workload_base_configs.py@v0.3.0 "
+           "QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1: moe_flex_dispatcher_backend=deepep, moe_a2a_overlap=True"))
+# --- end of EP dispatchers ---------------------------------------------------------------------------
+
+
 def measured_run_settings(row, model, gpu, prec):
-    """The layout_overrides of a measured row (MEASURED_RUN_SETTINGS), or None."""
+    """The layout_overrides of a measured row (MEASURED_RUN_SETTINGS), or None. Every matching rule
+    contributes its settings (a feature rule and a dispatcher rule may both match a row); the sources
+    are joined. Two rules that set one key differently are an error in the table."""
+    out = None
+    sources = []
     for rule in MEASURED_RUN_SETTINGS:
-        if (rule["model"] == model and rule["gpu"] == gpu and prec in rule["precisions"]
+        if (rule["model"] == model and (rule["gpu"] == gpu or rule["gpu"] == "*") and prec in rule["precisions"]
                 and row["release"] in rule["releases"]
                 and all(row[k].strip() == v for k, v in rule["columns"].items())):
             rule["matched"] = rule.get("matched", 0) + 1
-            out = OD(rule["overrides"])
-            out["source"] = rule["source"]
-            return out
-    return None
+            out = out if out is not None else OD()
+            for k, v in rule["overrides"].items():
+                if k in out and out[k] != v:
+                    raise ValueError("MEASURED_RUN_SETTINGS: %s %s %s sets %s twice" % (model, gpu, row["release"], k))
+                out[k] = v
+            sources.append(rule["source"])
+    if out is not None:
+        out["source"] = "; ".join(sources)
+    return out
 
 
 def measurement_entry(row, gpu_name, overrides=None):

@@ -170,7 +170,7 @@ TEST(HardwareYaml, MicrobenchmarksAreReadAndSetTheMissingEfficiencies) {
   EXPECT_EQ(hw->microbenchmarks.ep[0].fabric, Fabric::kScaleout);
   EXPECT_EQ(hw->microbenchmarks.ep[0].gpus_per_node, 8);  // the node's, when not given
   EXPECT_NEAR(hw->eff(Precision::kBf16).nvlink, 360.0 / 450.0, 1e-9);
-  EXPECT_NEAR(hw->eff(Precision::kBf16).scaleout, 43.0 / 50.0, 1e-9);
+  EXPECT_NEAR(hw->eff(Precision::kBf16).scaleout, 43.0 / 2 / 50.0, 1e-9);  // two nodes: half of DeepEP's RDMA figure is remote
   EXPECT_GT(hw->eff(Precision::kBf16).gemm, 0.7);
   EXPECT_DOUBLE_EQ(hw->eff(Precision::kBf16).attention, Efficiency{}.attention);
 }

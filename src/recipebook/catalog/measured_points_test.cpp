@@ -181,6 +181,36 @@ TEST(MeasuredPoints, RunsUseTheDispatcherTheirReleaseRan) {
   EXPECT_EQ(seen, 1);
 }
 
+// Before NeMo 26.04 each release's script chose the dispatcher per model and GPU, and the runs carry
+// it (`layout_overrides.dispatcher`, scripts/gen_catalog.py): DeepSeek-V3 on 1,024 H100 at 25.09 ran
+// DeepEP with 1F1B A2A overlap (run_script.py@v0.1.0rc3); Qwen3-30B-A3B on 8 B200 at 25.11 and
+// 26.02 ran the provider's alltoall without overlap (no flex backend in their workload configs), the
+// record's HybridEP only from 26.02.01. Before: the H100 runs were estimated with alltoall and no
+// overlap, the B200 ones with HybridEP and overlap.
+TEST(MeasuredPoints, RunsUseTheDispatcherTheirScriptChose) {
+  for (const char* name : {"deepseek_v3_pretrain_1024gpu_h100_fp8cs_config", "deepseek_v3_pretrain_1024gpu_h100_fp8sc_config"}) {
+    const auto r = record_with_model(name);
+    ASSERT_TRUE(r) << name;
+    EXPECT_EQ(r->rec.layout.dispatcher, Dispatcher::kAlltoall);
+    const auto run = run_layout(*r, "25.09", true);
+    ASSERT_TRUE(run) << name;
+    EXPECT_EQ(run->dispatcher, Dispatcher::kFlexDeepep) << name;
+    EXPECT_TRUE(run->ep_a2a_overlap) << name;
+  }
+  const auto q = record_with_model("qwen3_30b_a3b_pretrain_8gpu_b200_fp8mx_config");
+  ASSERT_TRUE(q);
+  EXPECT_EQ(q->rec.layout.dispatcher, Dispatcher::kFlexHybridep);
+  for (const char* release : {"25.11", "26.02"}) {
+    const auto run = run_layout(*q, release, true);
+    ASSERT_TRUE(run) << release;
+    EXPECT_EQ(run->dispatcher, Dispatcher::kAlltoall) << release;
+    EXPECT_FALSE(run->ep_a2a_overlap) << release;
+  }
+  const auto later = run_layout(*q, "26.02.01", true);
+  ASSERT_TRUE(later);
+  EXPECT_EQ(later->dispatcher, Dispatcher::kFlexHybridep);
+}
+
 // A run is estimated with the CUDA graphs and EP overlap of its release: Qwen3-30B-A3B 8 x GB200
 // MXFP8 up to 26.04.01 ran QWEN3_30B_A3B_PRETRAIN_CONFIG_GB200_FP8_MX_V1 of Megatron-Bridge v0.4.2
 // (TE graphs over [moe_router, moe_preprocess], moe_a2a_overlap off); v0.5.0 (26.06) moved it to a

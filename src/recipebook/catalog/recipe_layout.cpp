@@ -346,6 +346,21 @@ Measurement::LayoutOverrides read_layout_overrides(YamlReader& r, const YNode* m
     o.cuda_graph_scope = graphs.cuda_graph_scope;
   }
   o.ep_a2a_overlap = r.boolean(lo, "ep_a2a_overlap", p);
+  // The run's token dispatcher, spelled as a record's `layout.dispatcher` with `features.flex_backend`
+  // (flex without a backend is DeepEP, as there). It wins over release_dispatcher's rule
+  // (apply_release_dispatchers fills only an unset one): the run's script chose it.
+  if (auto d = r.string(lo, "dispatcher", p)) {
+    const std::string f = to_lower(*d);
+    const std::string backend = to_lower(r.string(lo, "flex_backend", p).value_or("deepep"));
+    if (f != "flex") {
+      if (auto k = parse_dispatcher(f)) o.dispatcher = *k;
+      else r.error(*lo->get("dispatcher"), "`layout_overrides.dispatcher` is '" + *d + "'", "use alltoall, allgather or flex");
+    } else if (backend == "deepep" || backend == "hybridep") {
+      o.dispatcher = backend == "deepep" ? Dispatcher::kFlexDeepep : Dispatcher::kFlexHybridep;
+    } else {
+      r.error(*lo->get("flex_backend"), "`layout_overrides.flex_backend` is '" + backend + "'", "use deepep or hybridep");
+    }
+  }
   return o;
 }
 

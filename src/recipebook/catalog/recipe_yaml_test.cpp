@@ -356,6 +356,35 @@ TEST(RecipeYaml, ReleaseAppliesTheRecordedFlexBackend) {
   EXPECT_FALSE(release_yymm("main").has_value());
 }
 
+// A measurement's own dispatcher (`layout_overrides.dispatcher`, with `flex_backend` as a record's
+// features) is the run's, and wins over the release rule; flex without a backend is DeepEP. Before:
+// the key was not read and every run took the record's dispatcher or the release rule's.
+TEST(RecipeYaml, MeasurementDispatcherOverrideWinsOverTheReleaseRule) {
+  Diagnostics ds;
+  auto r = convert("framework: megatron-bridge\ngpu: {type: h100, count: 1024, per_node: 8}\n"
+                   "layout: {tp: 2, pp: 8, cp: 1, ep: 64, dispatcher: alltoall}\nfeatures: {flex_backend: hybridep}\n"
+                   "measurements:\n"
+                   "  - {release: '25.09', gpus: 1024, tokens_per_s_per_gpu: 1,\n"
+                   "     layout_overrides: {dispatcher: flex, flex_backend: deepep, ep_a2a_overlap: true, source: s}}\n"
+                   "  - {release: '25.11', gpus: 1024, tokens_per_s_per_gpu: 1, layout_overrides: {dispatcher: flex, source: s}}\n"
+                   "  - {release: 26.04.01, gpus: 1024, tokens_per_s_per_gpu: 1, layout_overrides: {dispatcher: alltoall, source: s}}\n"
+                   "  - {release: '26.06', gpus: 1024, tokens_per_s_per_gpu: 1}\n",
+                   ds);
+  ASSERT_TRUE(r) << all(ds);
+  ASSERT_EQ(r->measurements.size(), 4u);
+  EXPECT_EQ(r->measurements[0].overrides.dispatcher, Dispatcher::kFlexDeepep);
+  EXPECT_EQ(r->measurements[0].overrides.ep_a2a_overlap, true);
+  EXPECT_EQ(r->measurements[1].overrides.dispatcher, Dispatcher::kFlexDeepep);
+  EXPECT_EQ(r->measurements[2].overrides.dispatcher, Dispatcher::kAlltoall);    // over the 26.04 rule
+  EXPECT_EQ(r->measurements[3].overrides.dispatcher, Dispatcher::kFlexHybridep);  // the rule's
+  EXPECT_EQ(r->layout.dispatcher, Dispatcher::kAlltoall);
+  Diagnostics bad;
+  convert("layout: {tp: 1, pp: 1, cp: 1, ep: 8}\nmeasurements:\n"
+          "  - {release: '25.09', gpus: 8, tokens_per_s_per_gpu: 1, layout_overrides: {dispatcher: ring, source: s}}\n",
+          bad);
+  EXPECT_TRUE(has_errors(bad));
+}
+
 // Megatron-Core first_last_layers_bf16 and its counts (features.settings, by their Megatron names)
 // reach the layout; the counts alone, with the switch off, keep every layer quantized (Megatron-Core
 // reads them only with the switch on: fp4_utils.py get_fp4_context). Before, the layout had no such

@@ -87,7 +87,11 @@ EpFractions ep_fractions(const Hardware& hw) {
       const double frac = std::min(1.0, f.bytes_per_s * (k - 1.0) / k / hw.nvlink_bytes_per_s);
       out.nvlink = std::max(out.nvlink.value_or(0.0), frac);
     } else if (f.fabric == Fabric::kScaleout && hw.scaleout_bytes_per_s > 0) {
-      out.scaleout = std::max(out.scaleout.value_or(0.0), std::min(1.0, f.bytes_per_s / hw.scaleout_bytes_per_s));
+      const int per_node = std::max(1, std::min(f.ep, f.gpus_per_node));
+      const double nodes = std::ceil(static_cast<double>(std::max(1, f.ep)) / per_node);
+      if (nodes < 2) continue;  // one node: nothing crossed a NIC
+      const double frac = std::min(1.0, f.bytes_per_s * (nodes - 1.0) / nodes / hw.scaleout_bytes_per_s);
+      out.scaleout = std::max(out.scaleout.value_or(0.0), frac);
     }
   }
   return out;

@@ -46,8 +46,12 @@ std::optional<GemmCurve> fit_grouped_gemm_curve(const Hardware& hw, Precision p)
 
 // The best DeepEP / HybridEP rate per link as a fraction of its line rate, at most 1 (nullopt: no
 // figure on that fabric). NVLink: the reported figure counts every received byte, the rank's own
-// included, so the link carries (k-1)/k of it (k ranks per NVLink domain); RDMA: the reported
-// figure is the deduplicated bytes over the NIC.
+// included, so the link carries (k-1)/k of it (k ranks per NVLink domain). RDMA: the reported
+// figure counts one copy per (token, node) pair the token reaches, its own node included (DeepEP
+// tests/legacy/test_internode.py: num_rdma_token_sent = rdma_idx.ne(-1).sum() over the target nodes;
+// HybridEP tests/utils.py count_rdma_send_from_routing_map keeps the local node "to align with
+// DeepEP"), while the own node's copy never crosses the NIC: with routing symmetric over the n nodes
+// the NIC carries (n-1)/n of it (half on a two-node EP 16).
 struct EpFractions {
   std::optional<double> nvlink, scaleout;
 };

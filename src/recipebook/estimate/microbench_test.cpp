@@ -88,10 +88,17 @@ TEST(Microbench, EpFractionsCountTheLinkShareOfTheReportedRate) {
   hw.microbenchmarks.ep = {intra, inter};
   const EpFractions f = ep_fractions(hw);
   EXPECT_NEAR(*f.nvlink, 720.0 * 7 / 8 / 900, 1e-9);
-  EXPECT_NEAR(*f.scaleout, 43.0 / 50, 1e-9);
+  // Two nodes: DeepEP's RDMA figure counts the token's own-node copy too, half of its (token, node)
+  // pairs (before: read as remote-only, 43 / 50).
+  EXPECT_NEAR(*f.scaleout, 43.0 / 2 / 50, 1e-9);
   const Links l = make_links(hw, Efficiency{.nvlink = 1.0, .scaleout = 1.0}, 8, 16);
   EXPECT_NEAR(l.ep_nvlink_bytes_per_s, 630e9, 1e3);
-  EXPECT_NEAR(l.ep_scaleout_bytes_per_s, 43e9, 1e3);
+  EXPECT_NEAR(l.ep_scaleout_bytes_per_s, 21.5e9, 1e3);
+  // Eight nodes: 7/8 of the counted pairs are remote; the best figure is the prior.
+  inter.ep = 64;
+  inter.bytes_per_s = 51e9;
+  hw.microbenchmarks.ep = {intra, inter};
+  EXPECT_NEAR(*ep_fractions(hw).scaleout, 51.0 * 7 / 8 / 50, 1e-9);
   EXPECT_NEAR(l.nvlink_bytes_per_s, 900e9, 1e3);  // NCCL's collectives keep the fitted rate
 }
 

@@ -37,7 +37,6 @@ constexpr double kAttnPasses = 3.5;         // flash attention: forward 1, backw
 // state N = 64 (our reading of their benchmark setup, not re-verified), causal attention does
 // 2 P L = 262k FLOPs per token and head there against SSD's counted 7 P N = 28.7k.
 constexpr double kScanRelativeRate = 28.7 / 262.0;
-constexpr double kEpOverlapMaxHidden = 0.9;  // EP A2A overlap: share of dispatch/combine it can hide
 // HBM bytes moved per saved activation byte by the memory-bound (elementwise) kernels around it: the
 // forward writes it and the next op reads it (2); the backward reads it, writes its gradient and the
 // op below reads that gradient (3).
@@ -370,14 +369,38 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, const LayerSums& hi, 
       t.recompute += again * (exposed_fwd + 0.5 * linear);
     }
   }
-  // EP: dispatch + combine, forward and backward. With EP A2A overlap (Megatron's combined 1F1B
-  // schedule, `overlap_moe_expert_parallel_comm`) they run under the compute of the micro-batch
-  // paired with this one: `overlap` of that compute can cover them, and a share stays exposed
-  // (the warm-up and cool-down micro-batches have no partner).
+  // EP: dispatch + combine, forward and backward. With EP A2A overlap (`overlap_moe_expert_parallel_comm`)
+  // Megatron-Core runs the forward of one micro-batch with the backward of the previous one, layer
+  // by layer, each transfer on a communication stream beside a named computation of the other
+  // (megatron/core/models/common/model_chunk_schedule_plan.py TransformerLayerSchedulePlan.run):
+  //   combine_bwd  under pre_dispatch_fwd (attention, router and shared experts, forward)
+  //   dispatch_fwd under mlp_bwd (the routed experts' dgrad), dispatch_bwd under mlp_bwd_dw (wgrad,
+  //                which is why the overlap needs delay_wgrad_compute)
+  //   combine_fwd  under pre_dispatch_bwd (attention, router and shared experts, backward)
+  // so per MoE layer each of the four transfers (one dispatch or combine, `a2a`) is exposed by what
+  // exceeds its partner. The routed experts' backward GEMMs are each their forward's cost; the
+  // pre-dispatch backward is twice its GEMMs and kAttnPasses - 1 its core attention. A hybrid
+  // (Mamba) stack's MoE layer has no mixer: its pre-dispatch part is the shared experts alone.
+  // Micro-batches without a partner (the first rank's warm-up forwards, as many cool-down
+  // backwards; one of each without a pipeline: schedules.py get_pp_rank_microbatches) expose all.
   if (l.ep > 1 || l.dispatcher == Dispatcher::kAllgather) {
     const double ep_all = 2.0 * ep_per_pass;
-    t.ep = l.ep_a2a_overlap ? std::max(ep_all * (1.0 - kEpOverlapMaxHidden), ep_all - eff.overlap * (t.gemm + t.attn))
-                            : ep_all;
+    t.ep = ep_all;
+    if (l.ep_a2a_overlap && s.moe_layers > 0) {
+      const double xfer = s.moe_layers * a2a;  // one dispatch (or combine) of every MoE layer
+      const double shared = dense_fwd(s.shared_flops, hi.shared_flops);
+      const double mixer_gemm = std::max(0.0, gemm_fwd - dense_fwd(s.mlp_flops, hi.mlp_flops) - shared);
+      const double mixers = s.attn_layers + s.linear_layers;
+      const double with_mixer = pm.hybrid || mixers <= 0 ? 0.0 : std::min(1.0, s.moe_layers / mixers);
+      const double pre_fwd = with_mixer * (mixer_gemm + attn_fwd) + shared;
+      const double pre_bwd = with_mixer * (2.0 * mixer_gemm + (kAttnPasses - 1.0) * attn_fwd) + 2.0 * shared;
+      const double exposed = std::max(0.0, xfer - pre_fwd) + 2.0 * std::max(0.0, xfer - expert_fwd) +
+                             std::max(0.0, xfer - pre_bwd);
+      const double chunks = static_cast<double>(std::max(1, in.microbatches)) * l.vp;
+      const double warmup = l.vp > 1 ? 2.0 * (l.pp - 1.0) + (l.vp - 1.0) * l.pp : l.pp - 1.0;
+      const double paired = std::max(0.0, 1.0 - std::max(1.0, warmup) / chunks);
+      t.ep = (1.0 - paired) * ep_all + paired * exposed;
+    }
   }
   // PP: each chunk sends its output forward and its input gradient backward.
   t.pp = 2.0 * l.vp * x.pp_send * (1.0 - eff.overlap);
