@@ -71,7 +71,7 @@ std::string module_precision_note(const LaunchSpec& spec) {
     size_t begin = 0;
     while (begin < text.size()) {
       const size_t end = text.find('\n', begin);
-      out += "#   " + text.substr(begin, end - begin) + "\n";
+      out += "# " + text.substr(begin, end - begin) + "\n";
       begin = end + 1;
     }
     return out;
