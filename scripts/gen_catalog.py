@@ -1101,6 +1101,47 @@ PERF_PRECISION_SETTINGS = {
                                     ("num_layers_at_end_in_bf16", 14)],
 }
 
+# Per-module precision a performance recipe sets in code (Megatron-Core quant_recipe), by the data's
+# (model, precision): the layout's bf16_modules / mxfp8_modules (docs/catalog-format.md), as
+# Megatron-Core module names. Megatron-Bridge perf_recipes/nemotronh/{b200,b300,gb200,gb300}/nemotronh.py
+# set `cfg.model.quant_recipe = load_quantization_recipe(_TE_QUANT_CFG_PATH)` on the Super NVFP4
+# recipes (vr200 starts from gb300), perf_recipes/nemotronh/te_quant.cfg: matchers "*.linear_qkv",
+# "*.linear_proj", "*mlp.fc[12]_latent_proj" and "mtp.*" to a TEQuantizationParams config with an empty
+# training_recipe (BF16), "*mixer.out_proj" to fp8_quantization_recipe mxfp8; every other module stays
+# in the NVFP4 autocast (routed and shared experts, Mamba in_proj). The same file from v0.4.0
+# (scripts/performance/configs/nemotronh/te_quant.cfg, set by set_nemotron_3_super_common_configs for
+# nvfp4 only) to 067f987df. The Super MXFP8 and the Nano recipes set no quant_recipe (_perf_precision).
+PERF_MODULE_PRECISION = {
+    ("nemotron_3_super", "nvfp4"): [("bf16_modules", ["linear_qkv", "linear_proj", "latent_proj", "mtp"]),
+                                    ("mxfp8_modules", ["out_proj"])],
+}
+
+# Library recipes whose mixed-precision config keeps BF16 first/last layers, by entry (the static
+# read has the precision from the name only; Megatron-Bridge training/mixed_precision.py at 067f987df):
+# - bf16_with_fp8_current_scaling_mixed: first_last_layers_bf16 with 1 and 1. recipes/llama/h100/llama3.py
+#   _llama3_8b_pretrain_2gpu_h100_low_precision("bf16_with_fp8_current_scaling_mixed"); recipes/gpt_oss/
+#   h100/gpt_oss.py _enable_gpt_oss_hopper_fp8_current_scaling sets the same recipe by name.
+# - the same helper's NVFP4 recipe sets start 0, end 4 ("we use BF16 for the last 4 layers").
+# - recipes/nemotronh/h100/nemotronh.py nemotronh_47b/56b_pretrain_8gpu_h100_bf16_config set
+#   "nemotron_h_bf16_with_fp8_current_scaling_mixed" (tensorwise FP8, 2 and 2) despite their names, and
+#   recipes/nemotronh/h100/nemotron_nano_v2.py nemotron_nano_12b_v2_pretrain_4gpu_h100_bf16_config
+#   "nanov2_bf16_with_fp8_current_scaling_mixed" (fp8_recipe blockwise, 2 and 2): the record's
+#   precision is the one they run (the first field; None keeps the name's).
+_CS_1_1 = [("first_last_layers_bf16", True), ("num_layers_at_start_in_bf16", 1), ("num_layers_at_end_in_bf16", 1)]
+_CS_2_2 = [("first_last_layers_bf16", True), ("num_layers_at_start_in_bf16", 2), ("num_layers_at_end_in_bf16", 2)]
+LIBRARY_PRECISION_SETTINGS = {
+    "llama3_8b_pretrain_2gpu_h100_fp8cs_config": (None, _CS_1_1),
+    "llama3_8b_pretrain_2gpu_h100_nvfp4_config": (None, [("first_last_layers_bf16", True),
+                                                         ("num_layers_at_start_in_bf16", 0),
+                                                         ("num_layers_at_end_in_bf16", 4)]),
+    "gpt_oss_20b_pretrain_16gpu_h100_fp8cs_config": (None, _CS_1_1),
+    "gpt_oss_20b_sft_8gpu_h100_fp8cs_config": (None, _CS_1_1),
+    "gpt_oss_20b_peft_1gpu_h100_fp8cs_config": (None, _CS_1_1),
+    "nemotronh_47b_pretrain_8gpu_h100_bf16_config": ("fp8_cs", _CS_2_2),
+    "nemotronh_56b_pretrain_8gpu_h100_bf16_config": ("fp8_cs", _CS_2_2),
+    "nemotron_nano_12b_v2_pretrain_4gpu_h100_bf16_config": ("fp8_blockwise", _CS_2_2),
+}
+
 # Layout helpers whose (PP, VP) table the recipes call with literal arguments, as Megatron-Core layout
 # strings (Megatron-Bridge recipes/kimi/h100/kimi_k2.py _get_kimi_k2_pipeline_layout: 61 layers, no MTP).
 _KIMI_K2_16 = "Et*4|(t*4|)*14tL"
@@ -1282,6 +1323,14 @@ def recipe_record(row, model_name, hw_docs):
     precision_settings = PERF_PRECISION_SETTINGS.get((row["model"], m.group(1))) if kind == "performance" else None
     if precision_settings:
         features.setdefault("settings", OD()).update(precision_settings)
+    module_precision = PERF_MODULE_PRECISION.get((row["model"], m.group(1))) if kind == "performance" else None
+    if module_precision:
+        features.update(module_precision)
+    library_precision = LIBRARY_PRECISION_SETTINGS.get(entry) if kind == "library" else None
+    if library_precision:
+        if library_precision[0]:
+            workload["precision"] = library_precision[0]
+        features.setdefault("settings", OD()).update(library_precision[1])
 
     d = OD()
     d["name"] = entry

@@ -70,6 +70,8 @@ const std::map<std::string, Json>& cases() {
       {"attention_dropout", {{"attention_dropout", 0.1}}},
       {"bf16_layers_at_start", {{"precision", "fp8_cs"}, {"bf16_layers_at_start", 2}}},
       {"bf16_layers_at_end", {{"precision", "fp8_cs"}, {"bf16_layers_at_end", 3}}},
+      {"bf16_modules", {{"precision", "fp8_cs"}, {"bf16_modules", "linear_qkv,mtp"}}},
+      {"mxfp8_modules", {{"precision", "fp8_cs"}, {"mxfp8_modules", "experts"}}},
   };
   return c;
 }

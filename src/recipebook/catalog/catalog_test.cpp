@@ -170,6 +170,45 @@ TEST(Catalog, SuperNvfp4RecipesKeepTheirLastLayersInBf16) {
   EXPECT_EQ((*llama)->recipe.layout.bf16_layers_at_end, 0);
 }
 
+// Megatron-Bridge's Super NVFP4 performance recipes load perf_recipes/nemotronh/te_quant.cfg as
+// model.quant_recipe: attention qkv/proj, the latent projections and the MTP block in BF16, Mamba
+// out_proj in MXFP8; the MXFP8 ones load none. Its library recipes' mixed-precision configs keep BF16
+// first/last layers: bf16_with_fp8_current_scaling_mixed 1 and 1 (Llama 3 8B, GPT-OSS 20B FP8-CS),
+// the Llama 3 8B NVFP4 helper the last 4, and the Nemotron-H 47B/56B "bf16" pretrain recipes run
+// nemotron_h_bf16_with_fp8_current_scaling_mixed (FP8 current scaling, 2 and 2). Before, the records
+// had neither the module lists nor those layers, and the Nemotron-H ones read as BF16.
+TEST(Catalog, RecipesCarryTheirPerModuleAndFirstLastPrecision) {
+  const Catalog& cat = builtin();
+  for (const char* gpu : {"b200", "b300", "gb200", "gb300", "vr200"}) {
+    auto r = cat.find_recipe(std::string("nemotron_3_super_pretrain_64gpu_") + gpu + "_nvfp4_config");
+    ASSERT_TRUE(r) << gpu;
+    EXPECT_EQ((*r)->recipe.layout.bf16_modules, kGmLinearQkv | kGmLinearProj | kGmLatentProj | kGmMtp) << gpu;
+    EXPECT_EQ((*r)->recipe.layout.mxfp8_modules, kGmOutProj) << gpu;
+    auto mx = cat.find_recipe(std::string("nemotron_3_super_pretrain_64gpu_") + gpu + "_fp8mx_config");
+    ASSERT_TRUE(mx) << gpu;
+    EXPECT_EQ((*mx)->recipe.layout.bf16_modules | (*mx)->recipe.layout.mxfp8_modules, 0u) << gpu;
+  }
+  auto llama = cat.find_recipe("llama3_8b_pretrain_2gpu_h100_fp8cs_config");
+  ASSERT_TRUE(llama);
+  EXPECT_EQ((*llama)->recipe.layout.bf16_layers_at_start, 1);
+  EXPECT_EQ((*llama)->recipe.layout.bf16_layers_at_end, 1);
+  auto llama_fp4 = cat.find_recipe("llama3_8b_pretrain_2gpu_h100_nvfp4_config");
+  ASSERT_TRUE(llama_fp4);
+  EXPECT_EQ((*llama_fp4)->recipe.layout.bf16_layers_at_end, 4);
+  auto oss = cat.find_recipe("gpt_oss_20b_pretrain_16gpu_h100_fp8cs_config");
+  ASSERT_TRUE(oss);
+  EXPECT_EQ((*oss)->recipe.layout.bf16_layers_at_start, 1);
+  auto nh = cat.find_recipe("nemotronh_56b_pretrain_8gpu_h100_bf16_config");
+  ASSERT_TRUE(nh);
+  EXPECT_EQ((*nh)->recipe.layout.precision, Precision::kFp8Cs);
+  EXPECT_EQ((*nh)->recipe.layout.bf16_layers_at_start, 2);
+  EXPECT_EQ((*nh)->recipe.layout.bf16_layers_at_end, 2);
+  // The performance FP8-CS recipes turn the layers off (perf_recipes/_common.py _perf_precision).
+  auto perf = cat.find_recipe("nemotronh_56b_pretrain_64gpu_h100_fp8cs_config");
+  ASSERT_TRUE(perf);
+  EXPECT_EQ((*perf)->recipe.layout.bf16_layers_at_start, 0);
+}
+
 TEST(Catalog, StubModelIsReturnedAsIs) {
   // A built-in stub (no architecture yet, not of a `kind`) is found by its alias and returned unsized.
   // Which models are stubs changes as the catalog is sized, so take the first one there is.

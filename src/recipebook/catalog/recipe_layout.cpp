@@ -125,6 +125,22 @@ std::optional<uint32_t> read_offload_modules(YamlReader& r, const YNode* node, c
   return on ? mask : 0u;
 }
 
+// A list of GemmModule names under `key` (features.bf16_modules / mxfp8_modules).
+std::optional<uint32_t> read_gemm_modules(YamlReader& r, const YNode* node, const char* key, const std::string& p) {
+  const YNode* list = node != nullptr ? node->get(key) : nullptr;
+  if (list == nullptr || list->is_null()) return std::nullopt;
+  const auto names = r.string_list(node, key, p);
+  uint32_t mask = 0;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (auto bit = parse_gemm_modules(names[i], nullptr); bit && !names[i].empty())
+      mask |= *bit;
+    else
+      r.error(list->is_seq() ? list->seq[i] : *list, "`" + p + "." + key + "` has an unknown module '" + names[i] + "'",
+              "use " + gemm_module_choices());
+  }
+  return mask;
+}
+
 std::optional<uint32_t> read_recompute_modules(YamlReader& r, const YNode* node, const std::string& p) {
   const YNode* rm = node != nullptr ? node->get("recompute_modules") : nullptr;
   if (rm == nullptr || rm->is_null()) return std::nullopt;
@@ -212,6 +228,9 @@ void read_features(YamlReader& r, const YNode& doc, Recipe& rec, std::optional<s
   }
   l.hidden_dropout = r.number(f, "hidden_dropout", p).value_or(l.hidden_dropout);
   l.attention_dropout = r.number(f, "attention_dropout", p).value_or(l.attention_dropout);
+  // Per-module precision (a quantization recipe's module lists, GemmModule names).
+  l.bf16_modules = read_gemm_modules(r, f, "bf16_modules", p).value_or(l.bf16_modules);
+  l.mxfp8_modules = read_gemm_modules(r, f, "mxfp8_modules", p).value_or(l.mxfp8_modules);
   // The settings the layout models (the others stay settings for the rules).
   if (const YNode* st = f->get("settings"); st != nullptr && st->is_map()) {
     const std::string sp = p + ".settings";

@@ -405,6 +405,21 @@ TEST(RecipeYaml, Bf16FirstLastLayersReachTheLayoutWithTheirSwitch) {
   EXPECT_EQ(r->layout.bf16_layers_at_end, 0);
 }
 
+// features.bf16_modules / mxfp8_modules (a quantization recipe's module lists, by Megatron-Core
+// module name) reach the layout; an unknown name is an error that names the choices.
+TEST(RecipeYaml, ModulePrecisionListsReachTheLayout) {
+  Diagnostics ds;
+  auto r = convert("workload: {precision: nvfp4}\nlayout: {tp: 1, pp: 1, cp: 1, ep: 8}\n"
+                   "features: {bf16_modules: [linear_qkv, linear_proj, latent_proj, mtp], mxfp8_modules: [out_proj]}\n",
+                   ds);
+  ASSERT_TRUE(r) << all(ds);
+  EXPECT_EQ(r->layout.bf16_modules, kGmLinearQkv | kGmLinearProj | kGmLatentProj | kGmMtp);
+  EXPECT_EQ(r->layout.mxfp8_modules, kGmOutProj);
+  Diagnostics bad;
+  convert("workload: {precision: nvfp4}\nlayout: {tp: 1, pp: 1, cp: 1, ep: 8}\nfeatures: {bf16_modules: [qkv]}\n", bad);
+  EXPECT_NE(all(bad).find("unknown module 'qkv'"), std::string::npos) << all(bad);
+}
+
 TEST(RecipeYaml, NotAMap) {
   Diagnostics ds;
   EXPECT_FALSE(convert("- a\n", ds));

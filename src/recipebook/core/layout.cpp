@@ -43,6 +43,21 @@ constexpr std::array<std::pair<std::string_view, uint32_t>, 7> kOffloadModules{{
     {"moe_act", kOfMoeAct},
 }};
 
+// GemmModule names: the Megatron-Core submodule names a quantization recipe's globs match
+// (Megatron-Bridge perf_recipes/nemotronh/te_quant.cfg: "*.linear_qkv", "*.linear_proj",
+// "*mlp.fc[12]_latent_proj", "mtp.*", "*mixer.out_proj").
+constexpr std::array<std::pair<std::string_view, uint32_t>, 9> kGemmModules{{
+    {"linear_qkv", kGmLinearQkv},
+    {"linear_proj", kGmLinearProj},
+    {"in_proj", kGmInProj},
+    {"out_proj", kGmOutProj},
+    {"mlp", kGmMlp},
+    {"shared_experts", kGmSharedExperts},
+    {"experts", kGmExperts},
+    {"latent_proj", kGmLatentProj},
+    {"mtp", kGmMtp},
+}};
+
 template <size_t N>
 std::optional<uint32_t> parse_mask(const std::array<std::pair<std::string_view, uint32_t>, N>& table,
                                    std::string_view list, std::string* bad) {
@@ -108,6 +123,11 @@ std::optional<uint32_t> parse_offload_modules(std::string_view list, std::string
 }
 
 std::string offload_module_choices() { return choices(kOffloadModules); }
+
+std::optional<uint32_t> parse_gemm_modules(std::string_view list, std::string* bad) {
+  return parse_mask(kGemmModules, list, bad);
+}
+std::string gemm_module_choices() { return choices(kGemmModules); }
 
 std::string recompute_module_choices() { return choices(kRecomputeModules); }
 std::string cuda_graph_scope_choices() { return choices(kGraphScopes); }
@@ -211,6 +231,16 @@ std::string recompute_modules_str(uint32_t mask) {
 std::string offload_modules_str(uint32_t mask) {
   std::string out;
   for (const auto& [name, bit] : kOffloadModules) {
+    if ((mask & bit) == 0) continue;
+    if (!out.empty()) out += ",";
+    out += name;
+  }
+  return out;
+}
+
+std::string gemm_modules_str(uint32_t mask) {
+  std::string out;
+  for (const auto& [name, bit] : kGemmModules) {
     if ((mask & bit) == 0) continue;
     if (!out.empty()) out += ",";
     out += name;

@@ -43,6 +43,23 @@ enum OffloadModule : uint32_t {
   kOfMoeAct = 1u << 6,
 };
 
+// GEMM modules a per-module precision config can run at another precision than their layer's
+// (Megatron-Core TransformerConfig quant_recipe, matched by module name: megatron/core/quantization/
+// quant_config.py GlobMatcher, extensions/transformer_engine.py TEQuantizationParams), by the
+// Megatron-Core module names they stand for. Bits 0-7 are also slots of the per-module FLOP sums
+// (estimate/prepared.hpp LayerSums::module_flops); kGmMtp is a place (every GEMM under `mtp.`).
+enum GemmModule : uint32_t {
+  kGmLinearQkv = 1u << 0,      // self_attention.linear_qkv (GQA/MHA q, k, v and gates)
+  kGmLinearProj = 1u << 1,     // self_attention.linear_proj (the attention output projection)
+  kGmInProj = 1u << 2,         // mixer.in_proj (Mamba-2)
+  kGmOutProj = 1u << 3,        // mixer.out_proj (Mamba-2)
+  kGmMlp = 1u << 4,            // mlp.linear_fc1 / linear_fc2 of a dense MLP
+  kGmSharedExperts = 1u << 5,  // mlp.shared_experts
+  kGmExperts = 1u << 6,        // mlp.experts (the routed experts' grouped GEMMs)
+  kGmLatentProj = 1u << 7,     // mlp.fc1_latent_proj / fc2_latent_proj (a latent MoE's projections)
+  kGmMtp = 1u << 8,            // mtp.* (the multi-token-prediction block)
+};
+
 enum class Dispatcher { kAlltoall, kAllgather, kFlexDeepep, kFlexHybridep };
 
 enum class CudaGraph { kNone, kTransformerEngine, kLocal, kFullIteration };
@@ -134,6 +151,12 @@ struct Layout {
   // (fp8_utils.py / fp4_utils.py get_fp8_context / get_fp4_context). 0 and 0 = every layer quantized.
   int bf16_layers_at_start = 0;
   int bf16_layers_at_end = 0;
+  // Per-module precision inside the quantized layers (Megatron-Core quant_recipe, GemmModule bits):
+  // the modules run in BF16 and those run in MXFP8 (BF16 wins where both name one); the rest at
+  // `precision`. The BF16 layers above stay BF16 whole (a module config does not turn quantization
+  // on outside the autocast: TEQuantizationRecipe override_nonquantized_autocast defaults to False).
+  uint32_t bf16_modules = 0;
+  uint32_t mxfp8_modules = 0;
 
   [[nodiscard]] int model_parallel() const { return tp * pp * cp; }
   // Whether the TP overlap runs: Megatron-LM asserts it only with sequence parallelism, which it
@@ -222,5 +245,9 @@ std::string recompute_modules_str(uint32_t mask);  // "core_attn,moe_act"
 std::optional<uint32_t> parse_offload_modules(std::string_view list, std::string* bad);
 std::string offload_modules_str(uint32_t mask);
 std::string offload_module_choices();
+// GEMM modules, as the lists above: "linear_qkv,mtp" <-> a mask of GemmModule.
+std::optional<uint32_t> parse_gemm_modules(std::string_view list, std::string* bad);
+std::string gemm_modules_str(uint32_t mask);
+std::string gemm_module_choices();
 
 }  // namespace rb

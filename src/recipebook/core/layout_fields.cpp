@@ -210,6 +210,24 @@ std::string cross_entropy_impl_text(const Layout& l) {
 bool cross_entropy_fused(const Layout& l) { return l.cross_entropy_loss_fusion; }
 // The BF16 first/last layers mean something only under an FP8 or FP4 recipe.
 bool quantized(const Layout& l) { return l.precision != Precision::kBf16; }
+// --bf16-modules / --mxfp8-modules: lists of GemmModule names; "none" clears a recipe's.
+Result<void> apply_module_list(const std::string& text, uint32_t& out, const char* flag) {
+  if (text == "none") {
+    out = 0;
+    return {};
+  }
+  std::string bad;
+  auto modules = [&](const std::string& t) { return parse_gemm_modules(t, &bad); };
+  return parse_into(text, modules, out, flag, "GEMM module", gemm_module_choices(), &bad);
+}
+Result<void> apply_bf16_modules(const LayoutFlags& f, Layout& l) {
+  return apply_module_list(f.bf16_modules, l.bf16_modules, "--bf16-modules");
+}
+Result<void> apply_mxfp8_modules(const LayoutFlags& f, Layout& l) {
+  return apply_module_list(f.mxfp8_modules, l.mxfp8_modules, "--mxfp8-modules");
+}
+std::string bf16_modules_text(const Layout& l) { return gemm_modules_str(l.bf16_modules); }
+std::string mxfp8_modules_text(const Layout& l) { return gemm_modules_str(l.mxfp8_modules); }
 
 const std::array kLayoutFields{
     plan_flag("Tensor parallel degree",
@@ -396,6 +414,18 @@ const std::array kLayoutFields{
                                    "features.settings.num_layers_at_end_in_bf16",
                                    "mixed_precision.num_layers_at_end_in_bf16", "--num-layers-at-end-in-bf16",
                                    P::kFixed, D::kNone))),
+    // Per-module precision (Megatron-Core quant_recipe, a TE quantization config of module-name
+    // matchers): no one-to-one Bridge key or Megatron-LM flag. Bridge recipes build it in code
+    // (model.quant_recipe = load_quantization_recipe(...)); pretrain_gpt.py reads it from a file
+    // (--te-precision-config-file): launch_bridge.cpp, launch_megatron.cpp.
+    when_in_force(quantized, when_set(text_row("bf16_modules",
+                                               "GEMM modules kept in BF16 inside the FP8/FP4 layers: linear_qkv,linear_proj,in_proj,out_proj,mlp,shared_experts,experts,latent_proj,mtp",
+                                               &F::bf16_modules, bf16_modules_text, apply_bf16_modules,
+                                               "features.bf16_modules", "", "", P::kFixed, D::kNone))),
+    when_in_force(quantized, when_set(text_row("mxfp8_modules",
+                                               "GEMM modules run in MXFP8 inside the FP8/FP4 layers: linear_qkv,linear_proj,in_proj,out_proj,mlp,shared_experts,experts,latent_proj,mtp",
+                                               &F::mxfp8_modules, mxfp8_modules_text, apply_mxfp8_modules,
+                                               "features.mxfp8_modules", "", "", P::kFixed, D::kNone))),
 };
 }  // namespace
 

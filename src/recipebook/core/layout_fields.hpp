@@ -52,6 +52,8 @@ struct LayoutFlags {
   std::optional<double> hidden_dropout, attention_dropout;
   // Decoder layers kept in BF16 at the start and the end under FP8/FP4 (first_last_layers_bf16).
   std::optional<int> bf16_layers_at_start, bf16_layers_at_end;
+  // GEMM modules run in BF16 / in MXFP8 inside the quantized layers (a quantization recipe).
+  std::string bf16_modules, mxfp8_modules;
 
   [[nodiscard]] bool any() const;
 };

@@ -7,6 +7,7 @@
 #include "recipebook/catalog/catalog.hpp"
 #include "recipebook/emit/entry_points.hpp"
 #include "recipebook/emit/launch.hpp"
+#include "recipebook/emit/launch_script.hpp"
 #include "recipebook/emit/launch_spec.hpp"
 #include "recipebook/emit/launch_test_util.hpp"
 
@@ -145,6 +146,35 @@ TEST(LaunchMegatron, YarnWithoutMlaUsesTheYarnPositionType) {
   EXPECT_FALSE(has(w, "--rope-type"));
   auto ok = check_entry_words(pretrain_gpt_entry(), w, true);
   EXPECT_TRUE(ok) << ok.error().str();
+}
+
+// Per-module precision: pretrain_gpt.py takes a quantization recipe only as a file
+// (--te-precision-config-file, megatron/training/arguments.py), so the script carries the file's text
+// (the TE quantization config: a bf16 and an mxfp8 config, one glob matcher per module, the MTP block
+// first) as a comment and writes no flag for a file it does not write; the Bridge script says
+// run_recipe.py cannot set lists other than the recipe's. Before, the lists did not exist.
+TEST(LaunchMegatron, ModulePrecisionIsTheTeConfigFileNotAFlag) {
+  LaunchSpec s = megatron_spec(test::moe_model());
+  s.layout.precision = Precision::kNvfp4;
+  s.layout.bf16_modules = kGmLinearQkv | kGmMtp;
+  s.layout.mxfp8_modules = kGmOutProj;
+  const std::string cfg = te_precision_config(s.layout);
+  EXPECT_NE(cfg.find("pattern: \"mtp.*\""), std::string::npos) << cfg;
+  EXPECT_LT(cfg.find("mtp.*"), cfg.find("*.linear_qkv")) << cfg;
+  EXPECT_NE(cfg.find("config: \"mxfp8\"\n    type: \"glob\"\n    pattern: \"*mixer.out_proj\""), std::string::npos) << cfg;
+  EXPECT_NE(cfg.find("fp8_quantization_recipe: \"mxfp8\""), std::string::npos) << cfg;
+  const std::string note = module_precision_note(s);
+  EXPECT_NE(note.find("--te-precision-config-file te_precision.yaml"), std::string::npos) << note;
+  EXPECT_NE(note.find("\n# matchers:\n"), std::string::npos) << note;
+  EXPECT_FALSE(has(megatron_args(s), "--te-precision-config-file"));
+  s.layout.precision = Precision::kBf16;  // nothing quantized: nothing to say
+  EXPECT_EQ(module_precision_note(s), "");
+  s.layout.precision = Precision::kNvfp4;
+  s.framework = Framework::kBridge;
+  s.base = s.layout;
+  EXPECT_EQ(module_precision_note(s), "");  // the recipe's own lists
+  s.base->bf16_modules = 0;
+  EXPECT_NE(module_precision_note(s).find("run_recipe.py has no override"), std::string::npos);
 }
 
 }  // namespace

@@ -110,6 +110,11 @@ Result<std::string> render_recipe_draft(const LaunchSpec& spec) {
       out += fmt::format("  optimizer_offload_fraction: {:g}\n", l.optimizer_offload_fraction);
     if (l.offload_modules != 0)
       out += "  fine_grained_offload: true\n  offload_modules: [" + offload_modules_str(l.offload_modules) + "]\n";
+    // Per-module precision (a quantization recipe's module lists), under an FP8/FP4 recipe.
+    if (l.precision != Precision::kBf16) {
+      if (l.bf16_modules != 0) out += "  bf16_modules: [" + gemm_modules_str(l.bf16_modules) + "]\n";
+      if (l.mxfp8_modules != 0) out += "  mxfp8_modules: [" + gemm_modules_str(l.mxfp8_modules) + "]\n";
+    }
     out += fmt::format("  flex_backend: {}\n", flex ? dispatcher_name(l.dispatcher) : "null");
     for (std::string_view f : {"ep_a2a_overlap", "tp_comm_overlap", "precision_aware_optimizer", "grad_reduce_in_fp32"})
       out += yaml_line(f, l);

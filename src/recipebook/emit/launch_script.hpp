@@ -44,6 +44,11 @@ void append_args_array(std::string& out, std::string_view name, const std::vecto
 // MODEL_ARGS=() with the reason, for a Megatron-LM model whose shape flags recipebook cannot write;
 // else the comment naming the model's numerics that the arguments do not carry (megatron_numerics).
 void append_model_args_note(std::string& out, const LaunchSpec& spec);
+// Per-module precision (launch_quant.cpp): Megatron-LM's TE quantization config (the text of the
+// file --te-precision-config-file reads) and the script's comment with it; for Bridge, a warning
+// where the layout's module lists are not the recipe's (run_recipe.py cannot set them).
+std::string te_precision_config(const Layout& l);
+std::string module_precision_note(const LaunchSpec& spec);
 
 // The model's numerics as pretrain_gpt.py arguments (launch_megatron_numerics.cpp): `args` for what
 // the source gave and the flags can say, `notes` for each value not known or not expressible (the

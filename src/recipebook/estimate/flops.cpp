@@ -48,6 +48,8 @@ LayerFlops layer_forward_flops(const Model& m, const LayerSpec& spec, double seq
       const double gate = (a.output_gate && !hybrid) ? q : 0.0;
       const double head_gate = a.head_gate ? d(a.heads) : 0.0;
       f.gemm = 2.0 * (h * (q + 2.0 * kv + gate + head_gate) + q * h);
+      f.by_module[0] = 2.0 * h * (q + 2.0 * kv + gate + head_gate);  // linear_qkv (gates fused into it)
+      f.by_module[1] = 2.0 * q * h;                                   // linear_proj
       // Causal context per token: core_seq / 2; sliding window W < s: the exact average
       // W - W (W - 1) / (2 s) (flop_utils.py `swa_context`; not in the hybrid path).
       const double w = spec.window;
@@ -66,6 +68,7 @@ LayerFlops layer_forward_flops(const Model& m, const LayerSpec& spec, double seq
       f.gemm = 2.0 * (q_term + a.kv_lora_rank * (h + heads * (d(a.qk_nope_dim) + a.v_dim) + 1.0) +
                       h * a.qk_rope_dim + heads * a.v_dim * h);
       f.core_attn = 2.0 * (core_seq * heads * qk / 2.0 + core_seq * heads * a.v_dim / 2.0);
+      f.by_module[1] = 2.0 * heads * a.v_dim * h;  // linear_proj; the q/kv projections are unnamed
       // The DSA indexer: its three projections, and its scores (q . k per indexer head, then the
       // per-head weights) over the causal context. The MLA core above stays dense: the FLOPs the
       // top-k selection saves beyond index_topk tokens are not subtracted.
@@ -98,6 +101,8 @@ LayerFlops layer_forward_flops(const Model& m, const LayerSpec& spec, double seq
       const double d_in = 2.0 * h;
       const double nheads = s.heads > 0 ? d(s.heads) : (s.head_dim > 0 ? d_in / s.head_dim : 0.0);
       f.gemm = 2.0 * h * (2.0 * d_in + 2.0 * s.groups * d(s.state) + nheads) + 2.0 * d_in * h;
+      f.by_module[2] = 2.0 * h * (2.0 * d_in + 2.0 * s.groups * d(s.state) + nheads);  // in_proj
+      f.by_module[3] = 2.0 * d_in * h;                                                 // out_proj
       f.core_attn = 7.0 * d_in * s.state;
       break;
     }
@@ -105,6 +110,7 @@ LayerFlops layer_forward_flops(const Model& m, const LayerSpec& spec, double seq
   }
   if (spec.ffn == FfnKind::kDense) {
     f.gemm += 2.0 * h * d(m.ffn) * glu_factor(m);
+    f.by_module[4] = 2.0 * h * d(m.ffn) * glu_factor(m);
   } else if (spec.ffn == FfnKind::kMoe) {
     // Routed: 2 h moe_ffn top_k x GLU factor; shared: 2 h shared_ffn x GLU factor (router not counted).
     // A latent MoE runs the experts at the latent width and adds its two projections, 2 x 2 h latent,
@@ -113,7 +119,15 @@ LayerFlops layer_forward_flops(const Model& m, const LayerSpec& spec, double seq
     const double expert_in = latent > 0.0 ? latent : h;
     f.expert += 2.0 * expert_in * d(m.moe.ffn) * m.moe.top_k * glu_factor(m) + 4.0 * h * latent;
     f.gemm += 2.0 * h * d(m.moe.shared_ffn) * glu_factor(m);
+    f.by_module[5] = 2.0 * h * d(m.moe.shared_ffn) * glu_factor(m);
+    f.by_module[6] = 2.0 * expert_in * d(m.moe.ffn) * m.moe.top_k * glu_factor(m);
+    f.by_module[7] = 4.0 * h * latent;  // fc1_latent_proj h -> latent, fc2_latent_proj latent -> h
   }
+  // What no named module holds (MLA's q/kv projections, the DSA indexer, GDN, Mamba-1).
+  double named = 0.0;
+  for (int i = 0; i < kGemmOtherSlot; ++i)
+    if (((1u << i) & kDenseGemmSlots) != 0) named += f.by_module[static_cast<size_t>(i)];
+  f.by_module[kGemmOtherSlot] = f.gemm - named;
   return f;
 }
 

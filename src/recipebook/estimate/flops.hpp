@@ -9,8 +9,10 @@
 // Training = 3 x forward (forward, dgrad, wgrad), no recompute; a GEMM of m x n by n x k is 2mnk.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
+#include "recipebook/core/layout.hpp"  // GemmModule
 #include "recipebook/core/model.hpp"
 
 namespace rb {
@@ -21,11 +23,25 @@ struct FlopsOptions {
   double core_attn_seq_factor = 0;  // packed sequences: sum(s_i^2) / sum(s_i); 0 = the row length
 };
 
+// The GEMM FLOPs of a layer by Megatron-Core module: slot i holds GemmModule bit 1 << i (linear_qkv
+// .. latent_proj); kGemmOtherSlot the dense GEMMs of no named module (MLA's q/kv projections, GDN's,
+// Mamba-1's), which always run at their layer's precision.
+inline constexpr int kGemmOtherSlot = 8;
+inline constexpr int kNumGemmSlots = 9;
+using GemmSlots = std::array<double, kNumGemmSlots>;
+// The slots of dense GEMMs (`gemm`) and of the routed-expert term (`expert`: the experts and a
+// latent MoE's projections, which flops.cpp counts with them).
+inline constexpr uint32_t kDenseGemmSlots =
+    kGmLinearQkv | kGmLinearProj | kGmInProj | kGmOutProj | kGmMlp | kGmSharedExperts | (1u << kGemmOtherSlot);
+inline constexpr uint32_t kExpertGemmSlots = kGmExperts | kGmLatentProj;
+
 // Forward FLOPs per token of one layer, split by the kind of kernel that runs them.
 struct LayerFlops {
   double gemm = 0;       // dense GEMMs: projections, dense MLP, shared experts
   double expert = 0;     // routed experts (top-k grouped GEMMs)
   double core_attn = 0;  // softmax-attention core, GDN conv + delta rule, Mamba conv + scan
+  // gemm and expert again, by module: the dense slots sum to gemm, the expert slots to expert.
+  GemmSlots by_module{};
   [[nodiscard]] double total() const { return gemm + expert + core_attn; }
 };
 

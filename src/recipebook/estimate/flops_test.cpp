@@ -120,6 +120,36 @@ TEST(Flops, QwenNextDraftRowsPredateTheOutputGateTerm) {
 // Megatron-Bridge's LoRA count (flop_utils.py, Llama-3-70B + packed SQuAD): frozen terms x 2/3 plus
 // the attention core. Measured (csv line 63, 26.06 GB300 FP8: 7481 tok/s, 2086 TFLOP/s) 278.8 against
 // SFT 432.5; SQuAD rows are short, so the core term is small.
+// The per-module GEMM FLOPs (LayerFlops::by_module, what a per-module precision prices) are the
+// layer's dense and routed-expert GEMMs again: the dense slots sum to `gemm`, the expert slots to
+// `expert`, for every kind of layer; attention splits into linear_qkv and linear_proj as Megatron's
+// count writes them, a Mamba-2 mixer into in_proj and out_proj.
+TEST(Flops, ModuleSlotsSumToTheLayersGemms) {
+  for (const Model& m : test::all_test_models()) {
+    const bool hybrid = uses_hybrid_path(m);
+    for (const LayerSpec& spec : m.layers) {
+      const LayerFlops f = layer_forward_flops(m, spec, 4096.0, 4096.0, hybrid);
+      double dense = 0.0, expert = 0.0;
+      for (int i = 0; i < kNumGemmSlots; ++i) {
+        if ((kDenseGemmSlots & (1u << i)) != 0) dense += f.by_module[static_cast<size_t>(i)];
+        if ((kExpertGemmSlots & (1u << i)) != 0) expert += f.by_module[static_cast<size_t>(i)];
+      }
+      EXPECT_NEAR(dense, f.gemm, 1e-9 * f.gemm) << m.name;
+      EXPECT_NEAR(expert, f.expert, 1e-9 * (f.expert + 1.0)) << m.name;
+      EXPECT_GE(f.by_module[kGemmOtherSlot], -1e-9 * f.gemm) << m.name;
+    }
+  }
+  const Model nano = test::nemotron3_nano();
+  for (const LayerSpec& spec : nano.layers) {
+    const LayerFlops f = layer_forward_flops(nano, spec, 4096.0, 4096.0, true);
+    EXPECT_NEAR(f.by_module[kGemmOtherSlot], 0.0, 1e-9 * f.gemm);  // every GEMM of it is named
+    if (spec.mixer == MixerKind::kMamba2) {
+      const auto h = static_cast<double>(nano.hidden);
+      EXPECT_DOUBLE_EQ(f.by_module[3], 4.0 * h * h);
+    }
+  }
+}
+
 TEST(Flops, LoraIsTwoThirdsOfWeightTerms) {
   const Model m = test::llama3_70b();
   FlopsOptions packed;

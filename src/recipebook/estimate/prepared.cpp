@@ -105,6 +105,7 @@ LayerSums layer_sums(const Model& m, const LayerSpec& param_spec, const LayerSpe
   const LayerFlops f = layer_forward_flops(m, unit, 2.0, 2.0, hybrid);
   s.gemm_flops = f.gemm;
   s.expert_flops = f.expert;
+  s.module_flops = f.by_module;
   const double glu = is_gated(m.activation) ? 3.0 : 2.0;
   if (flops_spec.ffn == FfnKind::kDense) s.mlp_flops = 2.0 * d(m.hidden) * d(m.ffn) * glu;
   if (flops_spec.ffn == FfnKind::kMoe) s.shared_flops = 2.0 * d(m.hidden) * d(m.moe.shared_ffn) * glu;
@@ -142,6 +143,7 @@ void accumulate(LayerSums& a, const LayerSums& b, double scale) {
   a.expert_flops += scale * b.expert_flops;
   a.mlp_flops += scale * b.mlp_flops;
   a.shared_flops += scale * b.shared_flops;
+  for (size_t i = 0; i < a.module_flops.size(); ++i) a.module_flops[i] += scale * b.module_flops[i];
   a.full_core += scale * b.full_core;
   a.swa_core += scale * b.swa_core;
   a.fixed_core += scale * b.fixed_core;

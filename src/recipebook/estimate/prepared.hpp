@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "recipebook/core/model.hpp"
+#include "recipebook/estimate/flops.hpp"  // GemmSlots
 #include "recipebook/estimate/muon.hpp"
 #include "recipebook/estimate/params.hpp"
 #include "recipebook/estimate/stages.hpp"
@@ -43,6 +44,7 @@ struct LayerSums {
   double expert_flops = 0;  // forward FLOPs per token, routed experts
   double mlp_flops = 0;     // the dense-MLP part of gemm_flops
   double shared_flops = 0;  // the shared-expert part of gemm_flops
+  GemmSlots module_flops{}; // gemm_flops and expert_flops by module (LayerFlops::by_module)
   double full_core = 0;     // forward core-attention FLOPs per token per token of causal context
   double swa_core = 0;      // the same for sliding-window layers (context from `window`)
   double fixed_core = 0;    // forward FLOPs per token of GDN conv/delta rule and Mamba scan

@@ -1,9 +1,11 @@
 #include "recipebook/estimate/time.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "recipebook/estimate/collectives.hpp"
+#include "recipebook/estimate/gemm_split.hpp"
 #include "recipebook/estimate/host.hpp"
 #include "recipebook/estimate/memory.hpp"  // gradient_bytes
 #include "recipebook/estimate/muon.hpp"
@@ -114,12 +116,15 @@ struct StepTerms {
   const Layout* l = nullptr;
   const Efficiency* eff = nullptr;
   const Efficiency* eff_bf16 = nullptr;  // the BF16 layers' (Layout::bf16_layers_at_start / _end)
+  // The dense and the routed-expert GEMMs' rates (FLOP/s, size factors in) at each precision a GEMM
+  // can take in this layout (estimate/gemm_split.hpp): the layout's, MXFP8's, BF16's.
+  GemmByPrecision dense_rate{}, expert_rate{};
   bool comm = true;
   Links links;
   Groups groups;
-  double tp = 1, h = 0, tokens = 0, tok_tp = 0, passes = 3, peak = 1, peak_bf16 = 1, hbm = 1;
+  double tp = 1, h = 0, tokens = 0, tok_tp = 0, passes = 3, peak_bf16 = 1, hbm = 1;
   bool fp8 = false;
-  double f_dense = 1, f_expert = 1, f_expert_bf16 = 1, route = 1, vpad = 0, swa_ctx = 0, act_bytes = 0;
+  double f_dense = 1, route = 1, vpad = 0, swa_ctx = 0, act_bytes = 0;
   double rs = 0, a2a = 0, pp_send = 0, tp_hidden = 0, ep_hidden = 0, launch = 1;
   uint32_t mods = 0;
   double lora_total = 0, adapter_fwd_per_layer = 0;
@@ -148,7 +153,6 @@ StepTerms step_terms(const TimeInputs& in, const Layout& l, bool comm) {
   const double tok_tp = x.tok_tp = tokens / tp;
   const bool peft = in.mode == Mode::kPeft;
   x.passes = peft ? 2.0 : 3.0;  // forward, dgrad, wgrad (frozen weights: no wgrad)
-  const double peak = x.peak = std::max(1.0, hw.peak_flops_per_s(l.precision));
   x.peak_bf16 = std::max(1.0, hw.bf16_flops_per_s);
   const double hbm = x.hbm = std::max(1.0, hw.hbm_bytes_per_s * eff.hbm);
   const bool fp8 = x.fp8 = l.precision != Precision::kBf16;
@@ -158,6 +162,13 @@ StepTerms step_terms(const TimeInputs& in, const Layout& l, bool comm) {
   // tokens each local expert gets (balanced routing) and the expert width.
   const double dense_width = pm.dense_ffn > 0 ? pm.dense_ffn : (pm.q_dim > 0 ? pm.q_dim : h);
   x.f_dense = dense_gemm_size_factor(tokens, std::min(h, dense_width / tp), hw.gemm_half_dim);
+  // Each precision at its own peak and fitted GEMM efficiency (the layout's: `eff`).
+  const std::array<Precision, kNumGemmPrecisions> at{l.precision, Precision::kMxfp8, Precision::kBf16};
+  GemmByPrecision gemm_flops_per_s{};
+  for (size_t c = 0; c < at.size(); ++c) {
+    gemm_flops_per_s[c] = std::max(1.0, hw.peak_flops_per_s(at[c])) * hw.eff(at[c]).gemm;
+    x.dense_rate[c] = x.expert_rate[c] = gemm_flops_per_s[c] * x.f_dense;
+  }
   if (pm.experts > 0) {
     // The grouped GEMMs of one expert are (m tokens x h) by (h x width), h the expert input width
     // (a latent MoE's latent size). Two losses multiply:
@@ -165,14 +176,14 @@ StepTerms step_terms(const TimeInputs& in, const Layout& l, bool comm) {
     //   its compute time, m_ridge = FLOP/s x operand bytes / (2 x HBM bytes/s) (the roofline ridge
     //   of a weight-bound GEMM, both at their achieved rates: about 220-300 tokens on H100-GB300);
     // - the shape factor s / (s + hw.expert_half_dim) of the geometric mean s of h and the width.
+    // The same curve at each precision's rate and operand bytes (the BF16 layers' experts, a module
+    // run in MXFP8).
     const double m = tok_tp * pm.top_k * l.ep / pm.experts;
-    const double m_ridge = peak * eff.gemm * gemm_operand_bytes(l.precision) / (2.0 * hbm);
     const double s = std::sqrt(pm.expert_hidden * pm.moe_ffn / std::max(1, l.etp));
-    x.f_expert = m / (m + m_ridge) * gemm_size_factor(s, hw.expert_half_dim);
-    // The experts of the layers kept in BF16: the same curve at the BF16 rate and operand bytes.
-    const double m_ridge_bf16 =
-        x.peak_bf16 * x.eff_bf16->gemm * gemm_operand_bytes(Precision::kBf16) / (2.0 * hbm);
-    x.f_expert_bf16 = m / (m + m_ridge_bf16) * gemm_size_factor(s, hw.expert_half_dim);
+    for (size_t c = 0; c < at.size(); ++c) {
+      const double m_ridge = gemm_flops_per_s[c] * gemm_operand_bytes(at[c]) / (2.0 * hbm);
+      x.expert_rate[c] = gemm_flops_per_s[c] * m / (m + m_ridge) * gemm_size_factor(s, hw.expert_half_dim);
+    }
     // The busiest EP rank's share of the routed copies over the mean (estimate/routing.hpp): its
     // expert GEMMs and the copies it receives set the layer's pace.
     x.route = pm.route_load_factor(tok_tp * l.ep, l.ep);
@@ -225,8 +236,9 @@ StepTerms step_terms(const TimeInputs& in, const Layout& l, bool comm) {
 }
 
 // One micro-batch (forward + backward) on a pipeline rank whose layers sum to `s` (MTP included
-// where it sits), `hi` the part of them an FP8/FP4 run keeps in BF16 (bf16_rank_sums): their GEMMs
-// run at the BF16 rate and they quantize nothing. `last`: 1 on the rank of the output layer, else 0; `mtp`: 1 on the MTP's rank;
+// where it sits), `hi` the part of them an FP8/FP4 run keeps in BF16 (bf16_rank_sums): they quantize
+// nothing. Each GEMM runs at its own precision's rate (split_gemm_flops: the BF16 layers, the MTP
+// block and the per-module lists). `last`: 1 on the rank of the output layer, else 0; `mtp`: 1 on the MTP's rank;
 // `layers`: its decoder layers; `recompute_fraction`: under full recompute, the share of them
 // recomputed. Every term is linear in (s, last, mtp, layers) or a maximum of such (convex), which
 // step_time_floor_s relies on.
@@ -237,21 +249,20 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, const LayerSums& hi, 
   const PreparedModel& pm = *in.model;
   const Hardware& hw = *in.hw;
   const Efficiency& eff = *x.eff;
-  const double tp = x.tp, h = x.h, tokens = x.tokens, tok_tp = x.tok_tp, peak = x.peak, hbm = x.hbm;
+  const double tp = x.tp, h = x.h, tokens = x.tokens, tok_tp = x.tok_tp, hbm = x.hbm;
   const double rs = x.rs, a2a = x.a2a, tp_hidden = x.tp_hidden, ep_hidden = x.ep_hidden;
   const uint32_t mods = x.mods;
 
   RankTime t;
-  const double dense_rate = peak * eff.gemm * x.f_dense;
-  const double dense_rate_bf16 = x.peak_bf16 * x.eff_bf16->gemm * x.f_dense;
-  // Forward time of dense GEMM FLOPs per token `all`, `in_bf16` of them in the BF16 layers.
-  auto dense_fwd = [&](double all, double in_bf16) {
-    return tok_tp * ((all - in_bf16) / dense_rate + in_bf16 / dense_rate_bf16);
+  const double dense_rate = x.dense_rate[kGemmAtLayout];
+  // Forward time of the dense GEMMs of `slots` (flops.hpp), each at its precision's rate.
+  auto dense_fwd = [&](uint32_t slots) {
+    return tok_tp * gemm_split_time(split_gemm_flops(l, s, hi, pm.mtp, mtp, mtp * pm.mtp_extra_flops, slots),
+                                    x.dense_rate);
   };
-  const double gemm_fwd = dense_fwd(s.gemm_flops + mtp * pm.mtp_extra_flops, hi.gemm_flops);
-  const double expert_fwd = x.route * tok_tp *
-                            ((s.expert_flops - hi.expert_flops) / (peak * eff.gemm * x.f_expert) +
-                             hi.expert_flops / (x.peak_bf16 * x.eff_bf16->gemm * x.f_expert_bf16));
+  const double gemm_fwd = dense_fwd(kDenseGemmSlots);
+  const double expert_fwd =
+      x.route * tok_tp * gemm_split_time(split_gemm_flops(l, s, hi, pm.mtp, mtp, 0.0, kExpertGemmSlots), x.expert_rate);
   // The output layer runs in bf16 (outside TE's FP8 autocast), with its MTP heads.
   const double heads = last + mtp * static_cast<double>(pm.model.mtp_layers);
   const double head_fwd = heads > 0 ? tok_tp * 2.0 * h * x.vpad * heads /
@@ -290,11 +301,11 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, const LayerSums& hi, 
                                         tp_per_pass * (1.0 - tp_hidden) + ep_per_pass * (1.0 - ep_hidden));
   } else if (mods != 0) {
     if (mods & kRcCoreAttn) t.recompute += attn_fwd;
-    if (mods & kRcMlp) t.recompute += dense_fwd(s.mlp_flops, hi.mlp_flops);
+    if (mods & kRcMlp) t.recompute += dense_fwd(kGmMlp);
     if (mods & kRcMoe) {
-      t.recompute += expert_fwd + dense_fwd(s.shared_flops, hi.shared_flops) + ep_per_pass * (1.0 - ep_hidden);
+      t.recompute += expert_fwd + dense_fwd(kGmSharedExperts) + ep_per_pass * (1.0 - ep_hidden);
     } else if (mods & kRcSharedExperts) {
-      t.recompute += dense_fwd(s.shared_flops, hi.shared_flops);
+      t.recompute += dense_fwd(kGmSharedExperts);
     }
     // Recomputing an elementwise module (activation, norm, gated norm) regenerates its output: the
     // forward's traffic (kMemTrafficFwd: read the input, write the output) of those parts again.

@@ -468,6 +468,56 @@ TEST(Time, LayersKeptInBf16RunTheirGemmsAtTheBf16Rate) {
   EXPECT_DOUBLE_EQ(run(pm, hw, l, 4096, 8).step_time_s, bf16.step_time_s);
 }
 
+// Megatron-Core quant_recipe (Layout::bf16_modules / mxfp8_modules): inside the quantized layers each
+// named module's GEMMs run at their own precision's rate (estimate/gemm_split.cpp). Every module and
+// the MTP block in BF16 price the GEMMs as a BF16 run does; every one in MXFP8 as an MXFP8 run does;
+// Megatron-Bridge's Nemotron 3 Super NVFP4 lists (te_quant.cfg: attention, latent projections and MTP
+// in BF16, Mamba out_proj in MXFP8) land between the NVFP4 and BF16 runs, their MTP's share on the
+// MTP's rank; under a BF16 recipe the lists change nothing. Before, the layout had no such lists and
+// every GEMM of a quantized layer ran at the NVFP4 rate.
+TEST(Time, ModulesNamedInBf16OrMxfp8RunAtTheirOwnRate) {
+  Model m = test::nemotron3_nano();
+  m.moe.latent = 1024;  // a latent MoE with MTP, as Nemotron 3 Super
+  m.mtp_layers = 1;
+  const PreparedModel pm = prepare(m);
+  const Hardware hw = test::b200();
+  Layout l;
+  l.ep = 8;
+  l.dp = 8;
+  l.precision = Precision::kBf16;
+  const TimeBreakdown bf16 = run(pm, hw, l, 4096, 8);
+  l.precision = Precision::kMxfp8;
+  const TimeBreakdown mx = run(pm, hw, l, 4096, 8);
+  l.precision = Precision::kNvfp4;
+  const TimeBreakdown fp4 = run(pm, hw, l, 4096, 8);
+  const uint32_t every = kGmLinearQkv | kGmLinearProj | kGmInProj | kGmOutProj | kGmMlp | kGmSharedExperts |
+                         kGmExperts | kGmLatentProj | kGmMtp;
+  l.bf16_modules = every;
+  EXPECT_NEAR(run(pm, hw, l, 4096, 8).gemm_s, bf16.gemm_s, 1e-9 * bf16.gemm_s);
+  l.bf16_modules = 0;
+  l.mxfp8_modules = every;
+  EXPECT_NEAR(run(pm, hw, l, 4096, 8).gemm_s, mx.gemm_s, 1e-9 * mx.gemm_s);
+  l.bf16_modules = kGmLinearQkv | kGmLinearProj | kGmLatentProj | kGmMtp;
+  l.mxfp8_modules = kGmOutProj;
+  const TimeBreakdown super = run(pm, hw, l, 4096, 8);
+  EXPECT_GT(super.gemm_s, fp4.gemm_s);
+  EXPECT_LT(super.gemm_s, bf16.gemm_s);
+  // BF16 wins where both lists name a module.
+  l.bf16_modules = every;
+  l.mxfp8_modules = every;
+  EXPECT_NEAR(run(pm, hw, l, 4096, 8).gemm_s, bf16.gemm_s, 1e-9 * bf16.gemm_s);
+  // The MTP block alone in BF16 costs more than nothing named, less than the Super lists.
+  l.bf16_modules = kGmMtp;
+  l.mxfp8_modules = 0;
+  const TimeBreakdown mtp = run(pm, hw, l, 4096, 8);
+  EXPECT_GT(mtp.gemm_s, fp4.gemm_s);
+  EXPECT_LT(mtp.gemm_s, super.gemm_s);
+  l.precision = Precision::kBf16;
+  l.bf16_modules = every;
+  l.mxfp8_modules = every;
+  EXPECT_DOUBLE_EQ(run(pm, hw, l, 4096, 8).step_time_s, bf16.step_time_s);
+}
+
 TEST(Time, GemmSizeFactor) {
   EXPECT_DOUBLE_EQ(gemm_size_factor(1024, 1024), 0.5);
   EXPECT_GT(gemm_size_factor(16384, 1024), 0.9);
