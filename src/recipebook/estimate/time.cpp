@@ -399,8 +399,8 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, const LayerSums& hi, 
     t.ep = ep_all;
     if (l.ep_a2a_overlap && s.moe_layers > 0) {
       const double xfer = s.moe_layers * a2a;  // one dispatch (or combine) of every MoE layer
-      const double shared = dense_fwd(s.shared_flops, hi.shared_flops);
-      const double mixer_gemm = std::max(0.0, gemm_fwd - dense_fwd(s.mlp_flops, hi.mlp_flops) - shared);
+      const double shared = dense_fwd(kGmSharedExperts);
+      const double mixer_gemm = std::max(0.0, gemm_fwd - dense_fwd(kGmMlp) - shared);
       const double mixers = s.attn_layers + s.linear_layers;
       const double with_mixer = pm.hybrid || mixers <= 0 ? 0.0 : std::min(1.0, s.moe_layers / mixers);
       const double pre_fwd = with_mixer * (mixer_gemm + attn_fwd) + shared;
