@@ -52,6 +52,8 @@ struct LayoutFlags {
   std::optional<double> hidden_dropout, attention_dropout;
   // Decoder layers kept in BF16 at the start and the end under FP8/FP4 (first_last_layers_bf16).
   std::optional<int> bf16_layers_at_start, bf16_layers_at_end;
+  // TE's fused grouped expert MLP (use_transformer_engine_op_fuser) and FP8 core attention.
+  std::optional<bool> fused_grouped_mlp, fp8_attention;
 
   [[nodiscard]] bool any() const;
 };
