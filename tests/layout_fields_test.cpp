@@ -70,8 +70,8 @@ const std::map<std::string, Json>& cases() {
       {"attention_dropout", {{"attention_dropout", 0.1}}},
       {"bf16_layers_at_start", {{"precision", "fp8_cs"}, {"bf16_layers_at_start", 2}}},
       {"bf16_layers_at_end", {{"precision", "fp8_cs"}, {"bf16_layers_at_end", 3}}},
-      {"fused_grouped_mlp", {{"ep", 4}, {"precision", "mxfp8"}, {"fused_grouped_mlp", true}}},
-      {"fp8_attention", {{"precision", "mxfp8"}, {"fp8_attention", true}}},
+      {"fused_grouped_mlp", {{"ep", 4}, {"fused_grouped_mlp", true}}},
+      {"fp8_attention", {{"precision", "fp8_cs"}, {"fp8_attention", true}}},
   };
   return c;
 }
