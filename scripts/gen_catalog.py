@@ -1142,6 +1142,64 @@ LIBRARY_PRECISION_SETTINGS = {
     "nemotron_nano_12b_v2_pretrain_4gpu_h100_bf16_config": ("fp8_blockwise", _CS_2_2),
 }
 
+# Transformer Engine kernel choices a performance recipe makes in code (the static read has only the
+# helpers' names): `fused_grouped_mlp` is Megatron-Core use_transformer_engine_op_fuser (with TE's
+# NVTE_CUTEDSL_FUSED_GROUPED_MLP=1 in the recipe's env_vars), `fp8_attention` fp8_dot_product_attention
+# (docs/catalog-format.md). At Megatron-Bridge 067f987df (main), set after perf_recipes/_common.py
+# _benchmark_common, which clears a base recipe's op fuser first:
+# - perf_recipes/qwen/common.py _enable_hybridep_full_iteration_mxfp8: op fuser True, fp8_dot_product_attention True;
+# - perf_recipes/gpt_oss/common.py _apply_gpt_oss_120b_full_iter_fp8mx_configs: both True;
+#   _apply_gpt_oss_20b_local_graph_configs: op fuser True;
+# - perf_recipes/deepseek/common.py _enable_deepseek_full_iteration_mxfp8: op fuser True, fp8 attention
+#   its argument (False by default; True in the b300 and gb300 DeepSeek-V3 MXFP8 recipes, below);
+# - perf_recipes/nemotronh/common.py _apply_nemotron_3_ultra_perf_defaults: op fuser True.
+HELPER_KERNEL_FEATURES = {
+    "_enable_hybridep_full_iteration_mxfp8": OD([("fused_grouped_mlp", True), ("fp8_attention", True)]),
+    "_apply_gpt_oss_120b_full_iter_fp8mx_configs": OD([("fused_grouped_mlp", True), ("fp8_attention", True)]),
+    "_apply_gpt_oss_20b_local_graph_configs": OD([("fused_grouped_mlp", True)]),
+    "_enable_deepseek_full_iteration_mxfp8": OD([("fused_grouped_mlp", True)]),
+    "_apply_nemotron_3_ultra_perf_defaults": OD([("fused_grouped_mlp", True)]),
+}
+# The recipes that set them in their own body (each large_scale variant calls its base recipe), same commit:
+# perf_recipes/deepseek/{b300,gb300}/deepseek_v3.py call _enable_deepseek_full_iteration_mxfp8(cfg,
+# fp8_dot_product_attention=True, ...); gb300's _hsdp recipe sets the op fuser and fp8 attention False;
+# perf_recipes/deepseek/{gb200,gb300}/deepseek_v4.py (flash gb200, pro gb300) and the qwen *_paged_stash_dev
+# recipes set the op fuser; perf_recipes/nemotronh/{gb200,gb300,vr200}/nemotronh.py Super, Nano and 3.5
+# Lightning MXFP8 set both; perf_recipes/llama/gb200/llama3.py llama3_8b_pretrain_8gpu_gb200_nvfp4_config
+# sets fp8_dot_product_attention (with NVTE_DPA_FP8_RECIPE=Float8CurrentScaling); the library recipe
+# recipes/qwen/gb200/qwen3_moe.py qwen3_30b_a3b_pretrain_8gpu_gb200_fp8mx_functional_config sets both.
+_BOTH = OD([("fused_grouped_mlp", True), ("fp8_attention", True)])
+_FUSER = OD([("fused_grouped_mlp", True)])
+RECIPE_KERNEL_FEATURES = {
+    "deepseek_v3_pretrain_256gpu_b300_fp8mx_config": OD([("fp8_attention", True)]),
+    "deepseek_v3_pretrain_256gpu_b300_fp8mx_large_scale_config": OD([("fp8_attention", True)]),
+    "deepseek_v3_pretrain_256gpu_gb300_fp8mx_config": OD([("fp8_attention", True)]),
+    "deepseek_v3_pretrain_256gpu_gb300_fp8mx_large_scale_config": OD([("fp8_attention", True)]),
+    "deepseek_v3_pretrain_128gpu_gb300_fp8mx_hsdp_config": _FUSER,
+    "deepseek_v4_flash_pretrain_128gpu_gb200_fp8mx_config": _FUSER,
+    "deepseek_v4_pro_pretrain_256gpu_gb300_fp8mx_config": _FUSER,
+    "qwen3_30b_a3b_pretrain_16gpu_gb200_fp8mx_paged_stash_dev_config": _FUSER,
+    "qwen3_235b_a22b_pretrain_128gpu_gb200_fp8mx_paged_stash_dev_config": _FUSER,
+    "qwen3_235b_a22b_pretrain_128gpu_gb300_fp8mx_paged_stash_dev_config": _FUSER,
+    "llama3_8b_pretrain_8gpu_gb200_nvfp4_config": OD([("fp8_attention", True)]),
+    "qwen3_30b_a3b_pretrain_8gpu_gb200_fp8mx_functional_config": _BOTH,
+}
+for _gpu in ("gb200", "gb300", "vr200"):
+    RECIPE_KERNEL_FEATURES["nemotron_3_super_pretrain_64gpu_%s_fp8mx_config" % _gpu] = _BOTH
+    RECIPE_KERNEL_FEATURES["nemotron_3_nano_pretrain_8gpu_%s_fp8mx_config" % _gpu] = _BOTH
+for _gpu in ("gb200", "gb300"):
+    RECIPE_KERNEL_FEATURES["nemotron_3_5_lightning_pretrain_8gpu_%s_fp8mx_config" % _gpu] = _BOTH
+
+
+def kernel_features(entry, helpers):
+    """The TE kernel choices a recipe makes in code: its helpers', then its own."""
+    out = OD()
+    for h in helpers:
+        out.update(HELPER_KERNEL_FEATURES.get(h, {}))
+    out.update(RECIPE_KERNEL_FEATURES.get(entry, {}))
+    return out
+
+
 # Layout helpers whose (PP, VP) table the recipes call with literal arguments, as Megatron-Core layout
 # strings (Megatron-Bridge recipes/kimi/h100/kimi_k2.py _get_kimi_k2_pipeline_layout: 61 layers, no MTP).
 _KIMI_K2_16 = "Et*4|(t*4|)*14tL"
@@ -1287,6 +1345,7 @@ def recipe_record(row, model_name, hw_docs):
     if variant == "muon" or muon is not None:
         features["optimizer"] = "muon"
         features.update(muon or {})
+    features.update(kernel_features(entry, other.get("helpers", "").split("|")))
     if truthy(other.get("precision_aware_opt")):
         features["precision_aware_optimizer"] = True
     if truthy(other.get("fp8_param_gather")):
@@ -1553,6 +1612,41 @@ MEASURED_RUN_SETTINGS.append(dict(
     source="Megatron-Bridge scripts/performance/configs/qwen/qwen3_workload_base_configs.py@v0.3.0 "
            "QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1: moe_flex_dispatcher_backend=deepep, moe_a2a_overlap=True"))
 # --- end of EP dispatchers ---------------------------------------------------------------------------
+
+
+# --- TE fused grouped MLP and FP8 attention (layout fused_grouped_mlp, fp8_attention) ----------------
+# The records carry what the recipes set at main (HELPER_KERNEL_FEATURES, RECIPE_KERNEL_FEATURES); these
+# rules give the runs of releases whose Megatron-Bridge did not set them. WorkloadBaseConfig has had
+# cutedsl_fused_grouped_mlp and fp8_dot_product_attention since v0.5.0 (NeMo 26.06,
+# docs/releases/software-versions.md; scripts/performance/utils/utils.py, applied in
+# scripts/performance/utils/overrides.py as model.use_transformer_engine_op_fuser and
+# mixed_precision.fp8_dot_product_attention, perf_plugins.py exporting NVTE_CUTEDSL_FUSED_GROUPED_MLP=1);
+# no release before it sets either. At v0.5.0 QWEN3_30B_A3B_PRETRAIN_CONFIG_{GB200,GB300,B300}_FP8_MX_V1
+# and DEEPSEEK_V3_PRETRAIN_CONFIG_GB300_FP8_MX_V1 set both, DEEPSEEK_V3_PRETRAIN_CONFIG_GB200_FP8_MX_V1 the
+# fused MLP only (as the records), and the B300 DeepSeek-V3 MXFP8 config neither (v0.5.1 adds both).
+# Nemotron 3 Super / Nano / 3.5 Lightning set neither through v0.6.0 (perf_recipes/nemotronh: only the
+# Ultra defaults set the op fuser); main sets both in their MXFP8 recipes.
+_NO_TE_KERNELS = OD([("fused_grouped_mlp", False), ("fp8_attention", False)])
+_BEFORE_V050 = ("25.09", "25.11", "26.02", "26.02.01", "26.04", "26.04.01")
+_WBC_FIELDS = ("Megatron-Bridge scripts/performance/utils/utils.py WorkloadBaseConfig@v0.5.0 adds "
+               "cutedsl_fused_grouped_mlp and fp8_dot_product_attention; releases up to v0.4.2 set neither")
+for _model, _gpus in (("Qwen3-30B-A3B", ("gb200", "gb300", "b300")), ("DeepSeek-V3", ("gb200", "gb300", "b300"))):
+    for _gpu in _gpus:
+        MEASURED_RUN_SETTINGS.append(dict(model=_model, gpu=_gpu, precisions=("mxfp8",), releases=_BEFORE_V050,
+                                          columns=dict(), overrides=_NO_TE_KERNELS, source=_WBC_FIELDS))
+MEASURED_RUN_SETTINGS.append(dict(
+    model="DeepSeek-V3", gpu="b300", precisions=("mxfp8",), releases=("26.06",), columns=dict(),
+    overrides=_NO_TE_KERNELS,
+    source=_DSV3_WBC + "@v0.5.0: no B300 FP8_MX config sets cutedsl_fused_grouped_mlp or fp8_dot_product_attention "
+           "(DEEPSEEK_V3_PRETRAIN_CONFIG_B300_FP8_MX_V1 sets both from v0.5.1)"))
+for _model in ("Nemotron-3-Super-120B-A12B", "Nemotron-3-Nano-30B-A3B", "Nemotron-3.5-Lightning"):
+    for _gpu in ("gb200", "gb300"):
+        MEASURED_RUN_SETTINGS.append(dict(
+            model=_model, gpu=_gpu, precisions=("mxfp8",),
+            releases=_BEFORE_V050 + ("26.06", "26.06.01", "26.08", "card (nvcr.io/nvidia/nemo:26.08)"), columns=dict(),
+            overrides=_NO_TE_KERNELS,
+            source="Megatron-Bridge perf_recipes/nemotronh/{gb200,gb300}/nemotronh.py@v0.6.0 and the workload base "
+                   "configs before it: neither use_transformer_engine_op_fuser nor fp8_dot_product_attention"))
 
 
 def measured_run_settings(row, model, gpu, prec):

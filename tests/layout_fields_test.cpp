@@ -72,6 +72,9 @@ const std::map<std::string, Json>& cases() {
       {"bf16_layers_at_end", {{"precision", "fp8_cs"}, {"bf16_layers_at_end", 3}}},
       {"bf16_modules", {{"precision", "fp8_cs"}, {"bf16_modules", "linear_qkv,mtp"}}},
       {"mxfp8_modules", {{"precision", "fp8_cs"}, {"mxfp8_modules", "experts"}}},
+
+      {"fused_grouped_mlp", {{"ep", 4}, {"fused_grouped_mlp", true}}},
+      {"fp8_attention", {{"precision", "fp8_cs"}, {"fp8_attention", true}}},
   };
   return c;
 }

@@ -209,6 +209,43 @@ TEST(Catalog, RecipesCarryTheirPerModuleAndFirstLastPrecision) {
   EXPECT_EQ((*perf)->recipe.layout.bf16_layers_at_start, 0);
 }
 
+// Megatron-Bridge's Qwen3-30B-A3B MXFP8 performance recipes on GB200, GB300 and B300 turn on TE's fused
+// grouped MLP and FP8 attention (perf_recipes/qwen/common.py _enable_hybridep_full_iteration_mxfp8); their
+// runs up to 26.04.01 (Bridge <= v0.4.2) had neither, those from 26.06 (v0.5.0) both; the B200 recipe
+// sets neither. GB200 publishes the SDPA figures FP8 attention is timed with. Before, the records and
+// runs did not carry the switches.
+TEST(Catalog, Qwen3MxfpRecipesCarryTheTeKernelsTheirOldRunsDidNot) {
+  const Catalog& cat = builtin();
+  for (const char* gpu : {"gb200", "gb300", "b300"}) {
+    auto r = cat.find_recipe(std::string("qwen3_30b_a3b_pretrain_8gpu_") + gpu + "_fp8mx_config");
+    ASSERT_TRUE(r) << gpu;
+    EXPECT_TRUE((*r)->recipe.layout.fused_grouped_mlp) << gpu;
+    EXPECT_TRUE((*r)->recipe.layout.fp8_attention) << gpu;
+    int old_runs = 0, new_runs = 0;
+    for (const Measurement& m : (*r)->recipe.measurements) {
+      if (m.release == "26.04.01") {
+        ++old_runs;
+        EXPECT_EQ(m.overrides.fused_grouped_mlp, std::optional<bool>(false)) << gpu;
+        EXPECT_EQ(m.overrides.fp8_attention, std::optional<bool>(false)) << gpu;
+      } else if (m.release == "26.06") {
+        ++new_runs;
+        EXPECT_FALSE(m.overrides.fused_grouped_mlp.has_value()) << gpu;
+      }
+    }
+    EXPECT_GT(old_runs, 0) << gpu;
+    EXPECT_GT(new_runs, 0) << gpu;
+  }
+  auto b200 = cat.find_recipe("qwen3_30b_a3b_pretrain_8gpu_b200_fp8mx_config");
+  ASSERT_TRUE(b200);
+  EXPECT_FALSE((*b200)->recipe.layout.fused_grouped_mlp);
+  auto hw = cat.find_hardware("gb200");
+  ASSERT_TRUE(hw);
+  int mxfp8_4096 = 0;
+  for (const AttentionFigure& f : hw->microbenchmarks.attention)
+    if (f.precision == Precision::kMxfp8 && f.seq == 4096) ++mxfp8_4096;
+  EXPECT_EQ(mxfp8_4096, 2);  // forward and backward
+}
+
 TEST(Catalog, StubModelIsReturnedAsIs) {
   // A built-in stub (no architecture yet, not of a `kind`) is found by its alias and returned unsized.
   // Which models are stubs changes as the catalog is sized, so take the first one there is.

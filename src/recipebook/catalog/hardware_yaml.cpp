@@ -146,6 +146,30 @@ void read_microbenchmarks(YamlReader& r, const YNode& mb, Hardware& hw) {
     if (!(f.ep > 1 && f.bytes_per_s > 0)) r.error(item, "`" + path + "` needs ep and bandwidth");
     out.ep.push_back(std::move(f));
   });
+  read_items(r, mb, "attention", [&](const YNode& item, const std::string& path) {
+    AttentionFigure f;
+    const std::string prec = r.string(&item, "precision", path).value_or("bf16");
+    if (auto p = parse_precision(prec); p && (*p == Precision::kBf16 || *p == Precision::kFp8Cs || *p == Precision::kMxfp8))
+      f.precision = *p;
+    else
+      r.error(item, "`" + path + ".precision` must be bf16, fp8_cs or mxfp8, found '" + prec + "'");
+    const std::string pass = r.string(&item, "pass", path).value_or("");
+    if (pass != "fwd" && pass != "bwd") r.error(item, "`" + path + ".pass` must be fwd or bwd, found '" + pass + "'");
+    f.backward = pass == "bwd";
+    f.causal = r.boolean(&item, "causal", path).value_or(true);
+    f.batch = r.int32(&item, "batch", path, 1).value_or(1);
+    f.seq = r.number(&item, "seq", path).value_or(0);
+    f.heads = r.int32(&item, "heads", path, 1).value_or(0);
+    f.kv_heads = r.int32(&item, "kv_heads", path, 1).value_or(f.heads);
+    f.head_dim = r.int32(&item, "head_dim", path, 1).value_or(0);
+    f.flops_per_s = r.quantity(&item, "throughput", path, UnitKind::kFlopsPerSecond).value_or(0);
+    f.library = r.string(&item, "library", path).value_or("");
+    f.date = r.string(&item, "date", path, true).value_or("");
+    f.source = r.string(&item, "source", path).value_or("");
+    if (!(f.seq > 0 && f.heads > 0 && f.head_dim > 0 && f.flops_per_s > 0))
+      r.error(item, "`" + path + "` needs seq, heads, head_dim and throughput");
+    out.attention.push_back(std::move(f));
+  });
 }
 
 void read_efficiencies(YamlReader& r, const YNode* eff, Hardware& hw) {

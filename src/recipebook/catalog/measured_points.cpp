@@ -28,6 +28,8 @@ void apply_overrides(const Measurement::LayoutOverrides& o, Layout& l) {
   if (o.cuda_graph) l.cuda_graph = *o.cuda_graph;
   if (o.cuda_graph_scope) l.cuda_graph_scope = *o.cuda_graph_scope;
   if (o.ep_a2a_overlap) l.ep_a2a_overlap = *o.ep_a2a_overlap;
+  if (o.fused_grouped_mlp) l.fused_grouped_mlp = *o.fused_grouped_mlp;
+  if (o.fp8_attention) l.fp8_attention = *o.fp8_attention;
 }
 
 }  // namespace

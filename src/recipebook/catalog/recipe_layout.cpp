@@ -206,6 +206,8 @@ void read_features(YamlReader& r, const YNode& doc, Recipe& rec, std::optional<s
   l.activation_offload_fraction = r.number(f, "activation_offload_fraction", p).value_or(l.activation_offload_fraction);
   l.ep_a2a_overlap = r.boolean(f, "ep_a2a_overlap", p).value_or(l.ep_a2a_overlap);
   l.tp_comm_overlap = r.boolean(f, "tp_comm_overlap", p).value_or(l.tp_comm_overlap);
+  l.fused_grouped_mlp = r.boolean(f, "fused_grouped_mlp", p).value_or(l.fused_grouped_mlp);
+  l.fp8_attention = r.boolean(f, "fp8_attention", p).value_or(l.fp8_attention);
   l.precision_aware_optimizer =
       r.boolean(f, "precision_aware_optimizer", p).value_or(l.precision_aware_optimizer);
   l.te_rng_tracker = r.boolean(f, "te_rng_tracker", p).value_or(l.te_rng_tracker);
@@ -380,6 +382,8 @@ Measurement::LayoutOverrides read_layout_overrides(YamlReader& r, const YNode* m
       r.error(*lo->get("flex_backend"), "`layout_overrides.flex_backend` is '" + backend + "'", "use deepep or hybridep");
     }
   }
+  o.fused_grouped_mlp = r.boolean(lo, "fused_grouped_mlp", p);
+  o.fp8_attention = r.boolean(lo, "fp8_attention", p);
   return o;
 }
 

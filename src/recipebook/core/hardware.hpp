@@ -70,11 +70,26 @@ struct EpFigure {
   std::string date, source;
 };
 
+// One fused-attention (SDPA) benchmark: `flops_per_s` of one pass (forward, or backward: dQ, dK, dV)
+// as the library counts it, for `batch` sequences of `seq` tokens, `heads` query heads over `kv_heads`
+// K/V heads of `head_dim`, causal or not. `precision`: the operands, bf16, fp8_cs (per-tensor FP8,
+// E4M3) or mxfp8. Only ratios of two figures of one shape and pass are used (estimate/fused_kernels.hpp).
+struct AttentionFigure {
+  Precision precision = Precision::kBf16;
+  bool backward = false;
+  bool causal = true;
+  int batch = 1, heads = 0, kv_heads = 0, head_dim = 0;
+  double seq = 0;
+  double flops_per_s = 0;
+  std::string library, date, source;
+};
+
 struct Microbenchmarks {
   std::vector<GemmFigure> gemm;
   std::vector<CollectiveFigure> collectives;
   std::vector<EpFigure> ep;
-  [[nodiscard]] bool empty() const { return gemm.empty() && collectives.empty() && ep.empty(); }
+  std::vector<AttentionFigure> attention;
+  [[nodiscard]] bool empty() const { return gemm.empty() && collectives.empty() && ep.empty() && attention.empty(); }
 };
 
 struct Hardware {

@@ -158,6 +158,16 @@ struct Layout {
   uint32_t bf16_modules = 0;
   uint32_t mxfp8_modules = 0;
 
+  // Transformer Engine's fused grouped MLP: Megatron-Core use_transformer_engine_op_fuser with TE's
+  // NVTE_CUTEDSL_FUSED_GROUPED_MLP=1 (transformer_engine/pytorch/ops/fused/grouped_mlp.py): the
+  // routed experts' FC1 + activation + quantization of the FC2 input run as one CuTe DSL grouped GEMM
+  // (and FC2 dgrad + activation backward + quantization as another). TE registers the fusion only
+  // on compute capability 10.x under an MXFP8 or NVFP4 recipe; elsewhere the ops run unfused.
+  bool fused_grouped_mlp = false;
+  // Megatron-Core fp8_dot_product_attention: the core attention in FP8 (TE's fp8_dpa; cuDNN's FP8 /
+  // MXFP8 SDPA, forward and backward), under an FP8/FP4 recipe only.
+  bool fp8_attention = false;
+
   [[nodiscard]] int model_parallel() const { return tp * pp * cp; }
   // Whether the TP overlap runs: Megatron-LM asserts it only with sequence parallelism, which it
   // turns off at TP 1 (arguments.py), and Megatron-Bridge drops it at TP < 2 or without SP

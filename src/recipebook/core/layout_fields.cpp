@@ -426,6 +426,24 @@ const std::array kLayoutFields{
                                                "GEMM modules run in MXFP8 inside the FP8/FP4 layers: linear_qkv,linear_proj,in_proj,out_proj,mlp,shared_experts,experts,latent_proj,mtp",
                                                &F::mxfp8_modules, mxfp8_modules_text, apply_mxfp8_modules,
                                                "features.mxfp8_modules", "", "", P::kFixed, D::kNone))),
+
+    // TE's fused grouped MLP: Megatron-Core use_transformer_engine_op_fuser (Megatron-LM's flag comes
+    // from TransformerConfig, arguments.py ArgumentGroupFactory); the launch also exports TE's gate
+    // NVTE_CUTEDSL_FUSED_GROUPED_MLP=1 (emit/launch_spec.cpp), as Bridge's perf recipes do.
+    when_set(bool_row("fused_grouped_mlp",
+                      "TE fused grouped expert MLP: FC1 + activation + quantization in one kernel "
+                      "(use_transformer_engine_op_fuser; MXFP8/NVFP4 on Blackwell)",
+                      &F::fused_grouped_mlp, &L::fused_grouped_mlp, "features.fused_grouped_mlp",
+                      "model.use_transformer_engine_op_fuser", "--use-transformer-engine-op-fuser", P::kFixed,
+                      D::kNone)),
+    // Megatron-Core fp8_dot_product_attention, a MixedPrecisionConfig field in Bridge. Megatron-LM has
+    // no flag for it (arguments.py excludes it from the TransformerConfig flags: "no CLI argument
+    // exists for these"), so the Megatron-LM writer cannot express it (launch_megatron.cpp).
+    when_in_force(quantized,
+                  when_set(bool_row("fp8_attention",
+                                    "Core attention in FP8 under an FP8/FP4 recipe (fp8_dot_product_attention)",
+                                    &F::fp8_attention, &L::fp8_attention, "features.fp8_attention",
+                                    "mixed_precision.fp8_dot_product_attention", "", P::kFixed, D::kNone))),
 };
 }  // namespace
 

@@ -55,6 +55,9 @@ struct LayoutFlags {
   // GEMM modules run in BF16 / in MXFP8 inside the quantized layers (a quantization recipe).
   std::string bf16_modules, mxfp8_modules;
 
+  // TE's fused grouped expert MLP (use_transformer_engine_op_fuser) and FP8 core attention.
+  std::optional<bool> fused_grouped_mlp, fp8_attention;
+
   [[nodiscard]] bool any() const;
 };
 

@@ -122,7 +122,8 @@ constexpr auto kOverrideKeys = std::to_array<std::string_view>({
     "model.account_for_embedding_in_pipeline_split", "model.account_for_loss_in_pipeline_split",
     "comm_overlap.overlap_moe_expert_parallel_comm", "comm_overlap.tp_comm_overlap", "mixed_precision",
     "mixed_precision.first_last_layers_bf16", "mixed_precision.num_layers_at_start_in_bf16",
-    "mixed_precision.num_layers_at_end_in_bf16",
+    "mixed_precision.num_layers_at_end_in_bf16", "mixed_precision.fp8_dot_product_attention",
+    "model.use_transformer_engine_op_fuser",
     // the loss and dropout (MCore ModelParallelConfig, TransformerConfig)
     "model.cross_entropy_loss_fusion", "model.cross_entropy_fusion_impl", "model.hidden_dropout",
     "model.attention_dropout",
@@ -229,7 +230,7 @@ constexpr auto kPretrainGptArgs = std::to_array<EntryArg>({
     // MoE dispatch and overlap
     A{"--moe-token-dispatcher-type", "", V::kChoice, kDispatcher},
     A{"--moe-flex-dispatcher-backend", "", V::kChoice, kFlexBackend},
-    A{"--overlap-moe-expert-parallel-comm", "", V::kNone},
+    A{"--overlap-moe-expert-parallel-comm", "", V::kNone}, A{"--use-transformer-engine-op-fuser", "", V::kNone},
     // CUDA graphs
     A{"--cuda-graph-impl", "", V::kChoice, kGraphImpl}, A{"--cuda-graph-scope", "", V::kChoices, kGraphScope},
     A{"--te-rng-tracker", "", V::kNone}, A{"--no-check-for-nan-in-loss-and-grad", "", V::kNone},

@@ -205,6 +205,12 @@ std::vector<std::string> bridge_overrides(const LaunchSpec& spec) {
   }
   if (is_moe(spec) && differs_field("ep_a2a_overlap")) add_field(out, "ep_a2a_overlap", l);
   if (differs_field("tp_comm_overlap")) add_field(out, "tp_comm_overlap", l);
+  // TE's fused grouped MLP (its env gate is the launch's: launch_spec.cpp) and FP8 attention, after
+  // the precision recipe they modify: against the recipe's, or without one where they are on.
+  if (is_moe(spec) && (base ? differs_field("fused_grouped_mlp") : l.fused_grouped_mlp))
+    add_field(out, "fused_grouped_mlp", l);
+  if (l.precision != Precision::kBf16 && (base ? differs_field("fp8_attention") : l.fp8_attention))
+    add_field(out, "fp8_attention", l);
   // The loss and dropout: against the recipe's, or without one where they are not the defaults.
   for (std::string_view f : {"cross_entropy_loss_fusion", "cross_entropy_fusion_impl", "hidden_dropout", "attention_dropout"}) {
     const LayoutField& r = layout_field(f);

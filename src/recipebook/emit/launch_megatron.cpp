@@ -247,6 +247,9 @@ std::vector<std::string> megatron_args(const LaunchSpec& spec) {
         break;
     }
     add_field(out, "ep_a2a_overlap", l);
+    // TE's fused grouped MLP (its env gate is the launch's: launch_spec.cpp). FP8 attention has no
+    // Megatron-LM flag (arguments.py), so launch notes it instead (launch_spec.cpp).
+    add_field(out, "fused_grouped_mlp", l);
   }
   switch (l.cuda_graph) {
     case CudaGraph::kNone: break;

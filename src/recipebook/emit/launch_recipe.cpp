@@ -118,6 +118,8 @@ Result<std::string> render_recipe_draft(const LaunchSpec& spec) {
     out += fmt::format("  flex_backend: {}\n", flex ? dispatcher_name(l.dispatcher) : "null");
     for (std::string_view f : {"ep_a2a_overlap", "tp_comm_overlap", "precision_aware_optimizer", "grad_reduce_in_fp32"})
       out += yaml_line(f, l);
+    for (std::string_view f : {"fused_grouped_mlp", "fp8_attention"})
+      if (field_in_force(layout_field(f), l) && l.*layout_field(f).bool_member) out += yaml_line(f, l);
     if (l.optimizer != Optimizer::kAdam) out += yaml_line("optimizer", l);
     // The loss and dropout, where they are not the defaults.
     for (std::string_view f : {"cross_entropy_loss_fusion", "cross_entropy_fusion_impl", "hidden_dropout", "attention_dropout"}) {

@@ -187,6 +187,13 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
   if (spec.layout.offload_modules != 0 &&
       std::none_of(spec.env.begin(), spec.env.end(), [](const auto& kv) { return kv.first == "NVTE_CPU_OFFLOAD_V1"; }))
     spec.env.emplace_back("NVTE_CPU_OFFLOAD_V1", "1");
+  // TE's fused grouped MLP: TE registers the fusion only when NVTE_CUTEDSL_FUSED_GROUPED_MLP is set
+  // at import (transformer_engine/pytorch/ops/fused/grouped_mlp.py is_supported); Bridge's perf
+  // recipes export it beside use_transformer_engine_op_fuser (perf_recipes/qwen/gb200/qwen3_moe.py).
+  if (spec.layout.fused_grouped_mlp && std::none_of(spec.env.begin(), spec.env.end(), [](const auto& kv) {
+        return kv.first == "NVTE_CUTEDSL_FUSED_GROUPED_MLP";
+      }))
+    spec.env.emplace_back("NVTE_CUTEDSL_FUSED_GROUPED_MLP", "1");
 
   // The framework: asked for, else the recipe's, else Megatron-Bridge when the catalog has a recipe
   // of this model to start run_recipe.py from.
@@ -217,6 +224,9 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
     }
   }
   if (forced) spec.framework = *forced;
+  if (spec.framework == Framework::kMegatronLm && spec.layout.fp8_attention && spec.layout.precision != Precision::kBf16)
+    notes.push_back("fp8_attention: Megatron-LM has no flag for fp8_dot_product_attention (arguments.py): the "
+                    "script runs the attention in BF16");
   if (spec.framework == Framework::kMegatronLm) add_megatron_env(spec);
 
   // The draft extends the Bridge recipe the launch starts from, when that is safe.

@@ -6,6 +6,8 @@
 
 #include "recipebook/estimate/collectives.hpp"
 #include "recipebook/estimate/gemm_split.hpp"
+
+#include "recipebook/estimate/fused_kernels.hpp"
 #include "recipebook/estimate/host.hpp"
 #include "recipebook/estimate/memory.hpp"  // gradient_bytes
 #include "recipebook/estimate/muon.hpp"
@@ -128,6 +130,13 @@ struct StepTerms {
   double rs = 0, a2a = 0, pp_send = 0, tp_hidden = 0, ep_hidden = 0, launch = 1;
   uint32_t mods = 0;
   double lora_total = 0, adapter_fwd_per_layer = 0;
+  // TE's fused grouped MLP and FP8 attention (estimate/fused_kernels.hpp): the bytes the fusion takes
+  // out of each routed token copy's memory-bound passes; FP8 attention's time per pass against BF16's
+  // and the bytes its input quantization moves per BF16 byte.
+  FusedMlpSaving mlp_saving;
+  bool fp8_attn = false;
+  AttentionRatio attn_ratio;
+  double attn_quant = 0;
 };
 
 StepTerms step_terms(const TimeInputs& in, const Layout& l, bool comm) {
@@ -232,6 +241,15 @@ StepTerms step_terms(const TimeInputs& in, const Layout& l, bool comm) {
   // adapter parameter and token forward (docs/model.md "Time": about 0.4% of a 70B layer's work).
   x.lora_total = peft ? static_cast<double>(lora_params(pm.model, in.lora_rank)) : 0.0;
   x.adapter_fwd_per_layer = pm.num_layers > 0 ? 2.0 * x.lora_total / pm.num_layers : 0.0;
+  if (pm.experts > 0 && fused_grouped_mlp_runs(l, pm.model.activation))
+    x.mlp_saving = fused_grouped_mlp_saving(pm.moe_ffn / std::max(1, l.etp), is_gated(pm.model.activation), l.precision);
+  x.fp8_attn = l.fp8_attention && fp8;
+  if (x.fp8_attn) {
+    // The kernels run over the rank's sequence: CP splits it (the ring steps' blocks).
+    x.attn_ratio = fp8_attention_ratio(hw.microbenchmarks, l.precision, static_cast<double>(in.seq) / l.cp,
+                                       pm.model.attn.head_dim);
+    x.attn_quant = fp8_attention_quant_bytes_per_byte(l.precision);
+  }
   return x;
 }
 
@@ -271,10 +289,24 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, const LayerSums& hi, 
                                     : 0.0;
   const double core = s.full_core * static_cast<double>(in.seq) / 2.0 + s.swa_core * x.swa_ctx +
                       s.fixed_core / kScanRelativeRate;
-  const double attn_fwd = tok_tp * core / (x.peak_bf16 * eff.attention);
+  double attn_fwd = tok_tp * core / (x.peak_bf16 * eff.attention);
   // Frozen base weights (LoRA): forward and dgrad only; the adapters' own GEMMs all three passes.
   t.gemm = x.passes * (gemm_fwd + expert_fwd + head_fwd) + 3.0 * tok_tp * x.adapter_fwd_per_layer * layers / dense_rate;
   t.attn = kAttnPasses * attn_fwd;
+  // FP8 attention: the softmax attention of the quantized layers (not the scans, not the BF16 layers,
+  // which run outside the autocast) at FP8's time per pass against BF16's (fused_kernels.hpp), and
+  // the quantization of Q, K, V forward and dO backward (memory-bound).
+  double attn_quant_fwd = 0.0, attn_quant_bwd = 0.0;
+  if (x.fp8_attn) {
+    const double softmax = (s.full_core - hi.full_core) * static_cast<double>(in.seq) / 2.0 +
+                           (s.swa_core - hi.swa_core) * x.swa_ctx;
+    const double softmax_fwd = tok_tp * softmax / (x.peak_bf16 * eff.attention);
+    attn_fwd += (x.attn_ratio.fwd - 1.0) * softmax_fwd;
+    t.attn += (x.attn_ratio.fwd - 1.0 + (kAttnPasses - 1.0) * (x.attn_ratio.bwd - 1.0)) * softmax_fwd;
+    const double q_bytes = (s.attn_layers - hi.attn_layers) * pm.q_dim * 2.0;
+    attn_quant_fwd = x.attn_quant * tokens * (q_bytes + s.kv_bytes - hi.kv_bytes) / tp / hbm;
+    attn_quant_bwd = x.attn_quant * tokens * q_bytes / tp / hbm;
+  }
 
   // Memory-bound traffic: the elementwise kernels' (kMemTraffic*), and in each pass half the FP8
   // casts (inputs forward, gradients backward) and the permute + unpermute of routed tokens.
@@ -289,9 +321,14 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, const LayerSums& hi, 
       nvfp4 ? kNvfp4QuantBytesPerByte * tokens * gemm_in / tp /
                   (std::max(1.0, hw.hbm_bytes_per_s) * kNvfp4QuantHbmFraction)
             : 0.0;
+  // TE's fused grouped MLP: the routed copies of the quantized MoE layers skip the activation and
+  // quantization passes around FC1 (fused_kernels.hpp; the BF16 layers run unfused).
+  const double fused_copies = (s.moe_layers - hi.moe_layers) * tok_tp * pm.top_k;
+  const double fused_fwd = fused_copies * x.mlp_saving.fwd_bytes / hbm;
+  const double fused_bwd = fused_copies * x.mlp_saving.bwd_bytes / hbm;
   // what a recomputed forward moves again
-  const double mem_fwd = (kMemTrafficFwd * act + mem_each_pass) / hbm + quant_each_pass;
-  t.mem = mem_fwd + (kMemTrafficBwd * act + mem_each_pass) / hbm + quant_each_pass;
+  const double mem_fwd = (kMemTrafficFwd * act + mem_each_pass) / hbm + quant_each_pass - fused_fwd + attn_quant_fwd;
+  t.mem = mem_fwd + (kMemTrafficBwd * act + mem_each_pass) / hbm + quant_each_pass - fused_bwd + attn_quant_bwd;
 
   // Recompute: full redoes the forward (and its TP/EP communication) of the recomputed layers.
   const double tp_per_pass = s.sub_blocks * 2.0 * rs;
