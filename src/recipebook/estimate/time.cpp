@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "recipebook/estimate/collectives.hpp"
+#include "recipebook/estimate/context_parallel.hpp"
 #include "recipebook/estimate/host.hpp"
 #include "recipebook/estimate/memory.hpp"  // gradient_bytes
 #include "recipebook/estimate/muon.hpp"
@@ -22,15 +23,6 @@ namespace {
 // M 256-2048); 170 is their mean. On B200 M 1024 -> 2048 gains 6% (1363 -> 1444 TFLOP/s): this
 // curve gives 7.7%, the width curve's 1024 would give 33%.
 constexpr double kGemmTokensHalfDim = 170.0;
-// Flash attention's rate against the length n its blocks run over, fraction = n / (n + half) of one
-// asymptote: FlashAttention-4's forward on Blackwell, head dim 128, a fixed 32k tokens per call
-// (github.com/Dao-AILab/flash-attention/pull/2605 table): non-causal 1540 / 1706 / 1796 / 1837 / 1882
-// TFLOP/s at n = 1k-16k and causal 829 / 1172 / 1431 at 1k-4k fit 1900 n / (n + 240) and
-// 1900 n / (n + 1310) within 1%. Only the ratio of two such rates is used (CP's steps against the
-// whole sequence's causal block), so the level, fitted as eff.attention, is kept.
-constexpr double kFlashHalfNonCausal = 240.0;
-constexpr double kFlashHalfCausal = 1310.0;
-constexpr double kAttnPasses = 3.5;         // flash attention: forward 1, backward 2.5 (FlashAttention-2 Sec. 3)
 // Mamba-2 SSD and GDN chunked delta-rule kernels, per FLOP Megatron counts for them (7 d_in state for
 // the scan), run at this fraction of the flash-attention rate: Dao & Gu 2024 (arXiv 2405.21060,
 // Sec. 9.3) find SSD and FlashAttention-2 equally fast at sequence 2K; taking head dim P = 64 and
@@ -74,11 +66,6 @@ constexpr double kOptimizerBytesBf16 = 18;  // with bf16 moments and bf16-stored
 constexpr double kOptimizerBytesMuon = 20;
 constexpr double kOptimizerFixedS = 2e-3;   // multi-tensor launches, grad-norm reduction
 
-struct RankTime {
-  double gemm = 0, attn = 0, mem = 0, recompute = 0, tp = 0, cp = 0, ep = 0, pp = 0, overhead = 0;
-  [[nodiscard]] double total() const { return gemm + attn + mem + recompute + tp + cp + ep + pp + overhead; }
-};
-
 // Bytes per element of a GEMM's quantized operands (scales neglected): bf16 2, FP8 1, FP4 0.5.
 double gemm_operand_bytes(Precision p) {
   switch (precision_class(p)) {
@@ -107,24 +94,6 @@ double dense_gemm_size_factor(double tokens, double smallest_width, double half_
 }
 
 namespace {
-
-// What step_time computes once per layout and GPU, before its loop over the pipeline ranks. With
-// `comm` false the TP, CP, EP and PP transfers are left out (step_time_floor_s: each is >= 0).
-struct StepTerms {
-  const TimeInputs* in = nullptr;
-  const Layout* l = nullptr;
-  const Efficiency* eff = nullptr;
-  const Efficiency* eff_bf16 = nullptr;  // the BF16 layers' (Layout::bf16_layers_at_start / _end)
-  bool comm = true;
-  Links links;
-  Groups groups;
-  double tp = 1, h = 0, tokens = 0, tok_tp = 0, passes = 3, peak = 1, peak_bf16 = 1, hbm = 1;
-  bool fp8 = false;
-  double f_dense = 1, f_expert = 1, f_expert_bf16 = 1, route = 1, vpad = 0, swa_ctx = 0, act_bytes = 0;
-  double rs = 0, a2a = 0, pp_send = 0, tp_hidden = 0, ep_hidden = 0, launch = 1;
-  uint32_t mods = 0;
-  double lora_total = 0, adapter_fwd_per_layer = 0;
-};
 
 StepTerms step_terms(const TimeInputs& in, const Layout& l, bool comm) {
   StepTerms x;
@@ -311,65 +280,9 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, const LayerSums& hi, 
   const double tp_ops = l.tp > 1 ? 2.0 * tp_per_pass + last * (2.0 * rs) : 0.0;
   t.tp = tp_ops * (1.0 - tp_hidden);
 
-  // CP as Transformer Engine runs it (AttnFuncWithCPAndKVP2P, cp_comm_type p2p, Megatron's default;
-  // docs/model.md "Time"): each attention layer splits the sequence into 2 cp chunks (rank r holds
-  // chunks r and 2 cp - 1 - r), and walks cp steps of equal FLOPs (the diagonal step a causal block of
-  // the rank's 2 chunks, each other step a half block: all its queries against one chunk, or half its
-  // queries against two). Forward step i posts the K/V exchange for step i + 1, then runs its own
-  // attention: cp - 1 exchanges, each hidden only under its own step. Backward step i sends K/V
-  // (step 0), K/V and dK/dV as one tensor (steps 1 .. cp - 2) or dK/dV (the last step), each under
-  // that step's attention backward; the last step waits for its dK/dV before it accumulates. A step
-  // exposes what its exchange takes beyond `overlap` of its attention. GDN/Mamba layers all-to-all
-  // their projections (2 forward, 2 backward).
-  if (l.cp > 1) {
-    const double cp = l.cp;
-    // The merge kernels CP adds (memory-bound, bf16): forward, the K/V copy into the send buffer
-    // (read + write), the first step's output scaled into place (read + write) and every later
-    // step's output merged into it (read both, write: flash_attn_fwd_out_correction); backward, the
-    // K/V copy into the ring buffer, and per step dQ and dK/dV copied (first step) or added into
-    // their accumulators. Per token O and dQ are q_dim wide, K/V and dK/dV kv_bytes.
-    const double o_bytes = tokens * s.attn_layers * pm.q_dim * 2.0 / tp;
-    const double kv_bytes = tokens * s.kv_bytes / tp;
-    const double merge_fwd = (2.0 + 3.0 * (cp - 1.0)) * o_bytes + 2.0 * kv_bytes;
-    const double merge_bwd = (3.0 * cp - 1.0) * (o_bytes + kv_bytes) + 2.0 * kv_bytes;
-    t.mem += (merge_fwd + merge_bwd) / hbm;
-    const double again = l.recompute == Recompute::kFull ? recompute_fraction : (mods & kRcCoreAttn) ? 1.0 : 0.0;
-    t.recompute += again * merge_fwd / hbm;
-    // The steps' kernels run over shorter blocks than CP 1's causal block of the whole sequence S: the
-    // diagonal a causal block of S / cp, the others (on the rank that computes all its queries
-    // against one chunk in every one of them, the slowest) non-causal over S / (2 cp) keys; equal
-    // FLOPs each, so the time is the mean of 1 / rate over the steps (kFlashHalf*).
-    const double seq_len = static_cast<double>(in.seq);
-    const auto rate = [](double n, double half) { return n / (n + half); };
-    const double slowdown = (1.0 / rate(seq_len / cp, kFlashHalfCausal) +
-                             (cp - 1.0) / rate(seq_len / (2.0 * cp), kFlashHalfNonCausal)) /
-                            cp * rate(seq_len, kFlashHalfCausal);
-    const double full_fwd = tok_tp * s.full_core * seq_len / 2.0 / (x.peak_bf16 * eff.attention);
-    const double extra_fwd = (slowdown - 1.0) * full_fwd;
-    t.attn += kAttnPasses * extra_fwd;
-    t.recompute += again * extra_fwd;
-    if (x.comm) {
-      const Links& links = x.links;
-      const Groups& groups = x.groups;
-      // A ring that leaves the NVLink domain runs at the pace of its scale-out hops.
-      const int ring_distance = l.cp * groups.cp.stride > links.domain ? links.domain : groups.cp.stride;
-      const double call_latency = ring_distance < links.domain ? links.nvlink_latency_s : links.scaleout_latency_s;
-      // One K/V block of every attention layer on this rank, and one send/recv call per layer.
-      const double block = kv_bytes > 0 ? p2p_s(kv_bytes, ring_distance, links) - call_latency : 0.0;
-      const double calls = s.attn_layers * call_latency;
-      // Each step's softmax attention (the scan layers' time is no cover: the ring is per attention layer).
-      const double ring_attn_fwd =
-          tok_tp * (s.full_core * seq_len / 2.0 + s.swa_core * x.swa_ctx) / (x.peak_bf16 * eff.attention) + extra_fwd;
-      const double step_fwd = eff.overlap * ring_attn_fwd / cp;
-      const double step_bwd = eff.overlap * (kAttnPasses - 1.0) * ring_attn_fwd / cp;
-      const double exposed_fwd = (cp - 1.0) * std::max(0.0, calls + block - step_fwd);
-      const double exposed_bwd = 2.0 * std::max(0.0, calls + block - step_bwd) +
-                                 (cp - 2.0) * std::max(0.0, calls + 2.0 * block - step_bwd);
-      const double linear = s.linear_layers * 4.0 * all_to_all_s(x.act_bytes / tp, groups.cp, links);
-      t.cp = exposed_fwd + exposed_bwd + linear;
-      t.recompute += again * (exposed_fwd + 0.5 * linear);
-    }
-  }
+  // CP: the ring exchange, its merges and shorter attention blocks (estimate/context_parallel.hpp).
+  add_context_parallel(t, x, s, recompute_fraction);
+
   // EP: dispatch + combine, forward and backward. With EP A2A overlap (Megatron's combined 1F1B
   // schedule, `overlap_moe_expert_parallel_comm`) they run under the compute of the micro-batch
   // paired with this one: `overlap` of that compute can cover them, and a share stays exposed
