@@ -11,7 +11,9 @@
 // (the excerpt we read lists no x86 TE figure). A kernel launched inside a module (one expert's
 // GEMM in a grouped linear) costs kKernelLaunchS, NVIDIA's "Getting Started with CUDA Graphs" (2019)
 // per-kernel launch cost for short kernels. The counts are read off Megatron-Core's layer specs
-// (transformer/transformer_layer.py, moe/moe_layer.py, moe/token_dispatcher.py), not fitted.
+// (transformer/transformer_layer.py, moe/moe_layer.py, moe/token_dispatcher.py), Transformer
+// Engine's CP ring (attention/dot_product_attention/context_parallel.py) and Megatron-Bridge's
+// vision tower, not fitted.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +36,14 @@ struct HostTime {
   double syncs = 0;       // device-to-host syncs the host waits on (dropless MoE token counts)
 };
 
+// Context parallelism (cp_comm_type p2p, AttnFuncWithCPAndKVP2P) walks cp ring steps per attention
+// layer where CP 1 runs one attention call, each extra step with its own calls (host.cpp).
 HostTime host_time(const LayerSums& s, const Layout& l, double recompute_share, bool quantized, double local_experts);
+
+// Host seconds of one micro batch through `layers` pre-norm transformer layers of the dense TE
+// spec (attention and MLP sub-blocks; a ViT's layers), forward and backward, the recomputed
+// forwards (`recompute_share` of the layers) included; `graphed`: each layer captured in a CUDA
+// graph (one replay per layer and pass).
+double dense_layers_host_s(double layers, bool graphed, double recompute_share);
 
 }  // namespace rb

@@ -123,5 +123,32 @@ TEST(Host, TheStepFloorStaysBelowHostBoundSteps) {
   }
 }
 
+TEST(Host, ContextParallelRingStepsAreCountedPerAttentionLayerAndStep) {
+  // TE's AttnFuncWithCPAndKVP2P: each ring step beyond CP 1's one attention call makes 5 calls
+  // forward and 5 backward (host.cpp); inside a captured attention graph they cost nothing more.
+  const PreparedModel pm = prepare(test::llama3_8b());
+  const LayerSums& s = pm.prefix.back();
+  Layout l;
+  const HostTime h1 = host_time(s, l, 0.0, false, 0.0);
+  l.cp = 4;
+  const HostTime h4 = host_time(s, l, 0.0, false, 0.0);
+  EXPECT_NEAR(h4.forward_s - h1.forward_s, 32 * 3 * 5 * kTorchOpHostS, 1e-12);
+  EXPECT_NEAR(h4.backward_s - h1.backward_s, 32 * 3 * 5 * kTorchOpHostS, 1e-12);
+  l.cuda_graph = CudaGraph::kTransformerEngine;
+  l.cuda_graph_scope = kCgAttn;
+  const HostTime g4 = host_time(s, l, 0.0, false, 0.0);
+  l.cp = 1;
+  EXPECT_NEAR(g4.forward_s, host_time(s, l, 0.0, false, 0.0).forward_s, 1e-12);
+}
+
+TEST(Host, DenseLayersHostSecondsCountBothSubBlocksEachPass) {
+  // A ViT layer (Megatron-Core's vit_layer_specs.py TE spec) is the dense decoder layer: 5 TE
+  // modules and 6 ops forward, as many backward, and a full recompute's forward again.
+  const double fwd = 5 * kTeModuleHostS + 6 * kTorchOpHostS;
+  EXPECT_NEAR(dense_layers_host_s(27, false, 0.0), 27 * 2 * fwd, 1e-12);
+  EXPECT_NEAR(dense_layers_host_s(27, false, 1.0), 27 * 3 * fwd, 1e-12);
+  EXPECT_NEAR(dense_layers_host_s(27, true, 0.0), 27 * 2 * 2 * kKernelLaunchS, 1e-12);
+}
+
 }  // namespace
 }  // namespace rb

@@ -46,20 +46,11 @@ constexpr double kFp8CastTraffic = 1.0;     // extra bytes per activation byte f
 // operands is not in that kernel, nor here.)
 constexpr double kNvfp4QuantBytesPerByte = 1.0 + 2.0 * 0.5625 / 2.0;
 constexpr double kNvfp4QuantHbmFraction = 2.86 / 8.0;
-// The vision tower's launches per layer, forward + backward, without graphs, and what its CUDA graph
-// leaves of them (estimate/vision.hpp); the decoder's host work is estimate/host.hpp's.
-constexpr double kLaunchPerLayerS = 60e-6;
-constexpr double kGraphLaunchFactor = 0.3;
 constexpr double kMoeSyncS = 40e-6;         // one dropless token-count device-to-host sync (host.hpp)
 // DeepEP / HybridEP FP8 dispatch: e4m3 values plus one FP32 scale per 128 channels, against BF16's
 // 2 bytes: DeepEP's own benchmarks count it so (tests/legacy/test_intranode.py, test_internode.py:
 // `fp8_factor = (1 + 4 / 128) / 2`; the scales are `[num_tokens, hidden // 128]` float).
 constexpr double kFp8DispatchBytesRatio = (1.0 + 4.0 / 128.0) / 2.0;
-// Host launches per extra ring step and attention layer: the step's attention kernel and its send/recv,
-// forward and backward (4), at a few microseconds each (kKernelLaunchS, estimate/host.hpp; the order of
-// the per-kernel launch cost NVIDIA's "Getting Started with CUDA Graphs" (2019) shows for short kernels
-// without graphs).
-constexpr double kCpStepLaunches = 4.0;
 constexpr double kOptimizerBytesFp32 = 30;  // grad read, master/m/v read+write, param write (per param)
 constexpr double kOptimizerBytesBf16 = 18;  // with bf16 moments and bf16-stored masters
 // Muon: grad read, master and momentum read+write, param write (its Newton-Schulz GEMMs: muon.hpp).
@@ -181,9 +172,6 @@ StepTerms step_terms(const TimeInputs& in, const Layout& l, bool comm) {
   }
   x.tp_hidden = l.tp_comm_overlap_runs() ? eff.overlap : 0.0;
   x.ep_hidden = l.ep_a2a_overlap ? eff.overlap : 0.0;
-  x.launch = l.cuda_graph == CudaGraph::kFullIteration ? 0.0
-             : l.cuda_graph == CudaGraph::kNone        ? 1.0
-                                                       : kGraphLaunchFactor;
   x.mods = l.recompute == Recompute::kSelective ? (l.recompute_modules != 0 ? l.recompute_modules : kRcDefault) : 0u;
 
   // LoRA adapters (rank r beside each adapted frozen matrix) are trained: their GEMMs take all three
@@ -306,8 +294,7 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, const LayerSums& hi, 
   const HostTime host = host_time(s, l, l.recompute == Recompute::kFull ? recompute_fraction : 0.0, x.fp8, local_experts);
   const double busy = host.syncs > 0 ? std::max(gpu_fwd, host.forward_s) + std::max(gpu - gpu_fwd, host.backward_s)
                                      : std::max(gpu, host.forward_s + host.backward_s);
-  t.overhead = busy - gpu + host.syncs * kMoeSyncS +
-               x.launch * s.attn_layers * (l.cp - 1.0) * kCpStepLaunches * kKernelLaunchS;
+  t.overhead = busy - gpu + host.syncs * kMoeSyncS;
   return t;
 }
 
@@ -317,8 +304,7 @@ void add_vision(RankTime& t, const StepTerms& x) {
   const VisionDims& v = in.model->model.vision;
   const VisionWork w = vision_work(v, in.image, x.l->mbs);
   if (!w.active()) return;
-  const VisionTimeModel tm{x.passes, kAttnPasses, kMemTrafficFwd, kMemTrafficBwd, kLaunchPerLayerS,
-                           in.image.graph_max_patches > 0 ? kGraphLaunchFactor : 1.0};
+  const VisionTimeModel tm{x.passes, kAttnPasses, kMemTrafficFwd, kMemTrafficBwd, in.image.graph_max_patches > 0};
   const VisionTime vt = vision_time(v, w, *in.hw, *x.l, tm, x.comm ? &x.links : nullptr, x.comm ? &x.groups.tp : nullptr);
   t.gemm += vt.gemm, t.attn += vt.attn, t.mem += vt.mem, t.recompute += vt.recompute, t.tp += vt.tp;
   t.overhead += vt.overhead;
