@@ -39,7 +39,10 @@ double block(bool graph, double modules, double ops) {
 
 }  // namespace
 
-HostTime host_time(const LayerSums& s, const Layout& l, double recompute_share, bool quantized, double local_experts) {
+double host_cpu_factor(HostCpuFamily cpu) { return cpu == HostCpuFamily::kGrace ? kGraceHostFactor : 1.0; }
+
+HostTime host_time(const LayerSums& s, const Layout& l, double recompute_share, bool quantized, double local_experts,
+                   HostCpuFamily cpu) {
   HostTime h;
   if (l.cuda_graph == CudaGraph::kFullIteration) return h;  // one graph replay per step
   const bool graphs = l.cuda_graph != CudaGraph::kNone;
@@ -82,14 +85,15 @@ HostTime host_time(const LayerSums& s, const Layout& l, double recompute_share, 
       h.syncs = s.moe_layers * (1.0 + recompute_share);
     }
   }
-  h.forward_s = fwd + fwd_launches * kKernelLaunchS;
-  h.backward_s = bwd + bwd_launches * kKernelLaunchS + recompute_share * h.forward_s;
+  const double f = host_cpu_factor(cpu);
+  h.forward_s = f * (fwd + fwd_launches * kKernelLaunchS);
+  h.backward_s = f * (bwd + bwd_launches * kKernelLaunchS) + recompute_share * h.forward_s;
   return h;
 }
 
-double dense_layers_host_s(double layers, bool graphed, double recompute_share) {
+double dense_layers_host_s(double layers, bool graphed, double recompute_share, HostCpuFamily cpu) {
   const double fwd = layers * (block(graphed, kMixerModules, kMixerOps) + block(graphed, kMlpModules, kMlpOps));
-  return fwd * (2.0 + recompute_share);  // forward, backward (one call each), the recomputed forward
+  return host_cpu_factor(cpu) * fwd * (2.0 + recompute_share);  // forward, backward, the recomputed forward
 }
 
 }  // namespace rb

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 
+#include "recipebook/core/hardware.hpp"
 #include "recipebook/core/layout.hpp"
 #include "recipebook/estimate/prepared.hpp"
 
@@ -26,6 +27,13 @@ namespace rb {
 inline constexpr double kTorchOpHostS = 13.48e-6;                        // one PyTorch op call
 inline constexpr double kTeModuleHostS = 13.48e-6 * 99.66 / 37.08;       // one TE module call (~36 us)
 inline constexpr double kKernelLaunchS = 5e-6;                          // one extra kernel launch
+// A Grace host's per-call cost over the x86 figures above (Hardware::host_cpu_family): TE #2053's
+// torch.nn.Linear forward takes 37.08 us of CPU time per call on GB200 (Grace) against 13.48 us on
+// H100 DGX (Xeon 8480C), 2.75x (GH200's Grace 33.17 us, 2.46x). Every host figure here is scaled by
+// it: the issue measures a call's whole CPU side, its launches included, and on Grace it gives TE's
+// own 99.66 us per te.Linear call back exactly.
+inline constexpr double kGraceHostFactor = 37.08 / 13.48;
+double host_cpu_factor(HostCpuFamily cpu);
 
 // Host seconds of one micro-batch on a rank whose layers sum to `s`; `recompute_share`: under full
 // recompute, the share of its layers whose forward runs again in the backward. `quantized`: FP8/FP4
@@ -38,12 +46,14 @@ struct HostTime {
 
 // Context parallelism (cp_comm_type p2p, AttnFuncWithCPAndKVP2P) walks cp ring steps per attention
 // layer where CP 1 runs one attention call, each extra step with its own calls (host.cpp).
-HostTime host_time(const LayerSums& s, const Layout& l, double recompute_share, bool quantized, double local_experts);
+// `cpu`: the node's host CPU family (host_cpu_factor).
+HostTime host_time(const LayerSums& s, const Layout& l, double recompute_share, bool quantized, double local_experts,
+                   HostCpuFamily cpu = HostCpuFamily::kX86);
 
 // Host seconds of one micro batch through `layers` pre-norm transformer layers of the dense TE
 // spec (attention and MLP sub-blocks; a ViT's layers), forward and backward, the recomputed
 // forwards (`recompute_share` of the layers) included; `graphed`: each layer captured in a CUDA
 // graph (one replay per layer and pass).
-double dense_layers_host_s(double layers, bool graphed, double recompute_share);
+double dense_layers_host_s(double layers, bool graphed, double recompute_share, HostCpuFamily cpu = HostCpuFamily::kX86);
 
 }  // namespace rb

@@ -150,5 +150,39 @@ TEST(Host, DenseLayersHostSecondsCountBothSubBlocksEachPass) {
   EXPECT_NEAR(dense_layers_host_s(27, true, 0.0), 27 * 2 * 2 * kKernelLaunchS, 1e-12);
 }
 
+TEST(Host, GraceHostsPayTheIssuesRatioOnEveryCall) {
+  // TE #2053: 37.08 us per torch.nn.Linear call on GB200's Grace against 13.48 us on H100 DGX's Xeon;
+  // a TE module then costs the issue's own 99.66 us on Grace.
+  const PreparedModel pm = prepare(test::qwen3_30b_a3b());
+  const LayerSums& s = pm.prefix.back();
+  Layout l;
+  l.ep = 8;
+  l.cp = 2;
+  const HostTime x86 = host_time(s, l, 0.5, true, 16.0, HostCpuFamily::kX86);
+  const HostTime grace = host_time(s, l, 0.5, true, 16.0, HostCpuFamily::kGrace);
+  EXPECT_NEAR(grace.forward_s, 37.08 / 13.48 * x86.forward_s, 1e-12);
+  EXPECT_NEAR(grace.backward_s, 37.08 / 13.48 * x86.backward_s, 1e-12);
+  EXPECT_NEAR(kTeModuleHostS * host_cpu_factor(HostCpuFamily::kGrace), 99.66e-6, 1e-12);
+  EXPECT_NEAR(dense_layers_host_s(4, false, 0.0, HostCpuFamily::kGrace), 37.08 / 13.48 * dense_layers_host_s(4, false, 0.0),
+              1e-12);
+}
+
+TEST(Host, AHostBoundMicroBatchIsSlowerOnAGraceHost) {
+  // One micro batch of 128 tokens of Llama 3 8B on 8-way TP is host-bound: its overhead follows the
+  // host CPU, and on Grace the same layout takes longer.
+  const PreparedModel pm = prepare(test::llama3_8b());
+  Hardware hw = test::h100();
+  Layout l;
+  l.tp = 8;
+  l.sp = true;
+  l.dp = 1;
+  const TimeBreakdown x86 = run(pm, hw, l, 128, 1);
+  hw.host_cpu_family = HostCpuFamily::kGrace;
+  const TimeBreakdown grace = run(pm, hw, l, 128, 1);
+  EXPECT_GT(x86.overhead_s, 0.0);
+  EXPECT_GT(grace.overhead_s, x86.overhead_s);
+  EXPECT_GT(grace.step_time_s, x86.step_time_s);
+}
+
 }  // namespace
 }  // namespace rb

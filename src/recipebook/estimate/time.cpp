@@ -291,7 +291,8 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, const LayerSums& hi, 
   const double gpu = t.total();
   const double gpu_fwd = gemm_fwd + expert_fwd + head_fwd + attn_fwd + mem_fwd + 0.5 * (t.tp + t.ep + t.pp) + t.cp / 3.0;
   const double local_experts = pm.experts > 0 ? static_cast<double>(pm.experts) / l.ep : 0.0;
-  const HostTime host = host_time(s, l, l.recompute == Recompute::kFull ? recompute_fraction : 0.0, x.fp8, local_experts);
+  const HostTime host = host_time(s, l, l.recompute == Recompute::kFull ? recompute_fraction : 0.0, x.fp8, local_experts,
+                                  hw.host_cpu_family);
   const double busy = host.syncs > 0 ? std::max(gpu_fwd, host.forward_s) + std::max(gpu - gpu_fwd, host.backward_s)
                                      : std::max(gpu, host.forward_s + host.backward_s);
   t.overhead = busy - gpu + host.syncs * kMoeSyncS;

@@ -179,7 +179,7 @@ VisionTime vision_time(const VisionDims& v, const VisionWork& w, const Hardware&
   // (models/vision/vit_layer_specs.py get_vit_layer_with_transformer_engine_spec: the dense layer's
   // TELayerNormColumnParallelLinear, TEDotProductAttention, TERowParallelLinear and TE MLP). It runs
   // before the decoder's forward and after its backward, so it takes max(GPU, host) on its own.
-  t.overhead = std::max(0.0, dense_layers_host_s(d.layers, tm.graphed, full_share) - t.total());
+  t.overhead = std::max(0.0, dense_layers_host_s(d.layers, tm.graphed, full_share, hw.host_cpu_family) - t.total());
   return t;
 }
 
