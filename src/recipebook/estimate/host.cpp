@@ -88,6 +88,7 @@ HostTime host_time(const LayerSums& s, const Layout& l, double recompute_share, 
   const double f = host_cpu_factor(cpu);
   h.forward_s = f * (fwd + fwd_launches * kKernelLaunchS);
   h.backward_s = f * (bwd + bwd_launches * kKernelLaunchS) + recompute_share * h.forward_s;
+  h.sync_s = f * h.syncs * kMoeSyncS;
   return h;
 }
 

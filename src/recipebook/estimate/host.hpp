@@ -34,6 +34,16 @@ inline constexpr double kKernelLaunchS = 5e-6;                          // one e
 // own 99.66 us per te.Linear call back exactly.
 inline constexpr double kGraceHostFactor = 37.08 / 13.48;
 double host_cpu_factor(HostCpuFamily cpu);
+// The GPU's idle at one dropless token-count sync on an x86 host (time.cpp adds it per sync): the
+// host waits on the device-to-host copies' event (token_dispatcher.py _maybe_dtoh_and_synchronize),
+// so the GPU, once it has run them, idles until the host has woken and issued the next kernel.
+// - The wake-up: NVIDIA's "Getting Started with CUDA Graphs" (2019) times a 2.9 us kernel at
+//   9.6 us each with a stream synchronize after every launch and at 3.8 us launched back to back:
+//   5.8 us per synchronize.
+// - The call that issues the next kernel, the permute after the sync point (cuda_sync_point
+//   "before_permutation_1" or the all-to-all after it): one PyTorch op, kTorchOpHostS.
+// 19.3 us; a Grace host's is host_cpu_factor of it.
+inline constexpr double kMoeSyncS = (9.6e-6 - 3.8e-6) + kTorchOpHostS;
 
 // Host seconds of one micro-batch on a rank whose layers sum to `s`; `recompute_share`: under full
 // recompute, the share of its layers whose forward runs again in the backward. `quantized`: FP8/FP4
@@ -42,6 +52,7 @@ struct HostTime {
   double forward_s = 0;   // the forward's calls
   double backward_s = 0;  // the backward's calls, recomputed forwards included (they run in it)
   double syncs = 0;       // device-to-host syncs the host waits on (dropless MoE token counts)
+  double sync_s = 0;      // the GPU's idle across them (kMoeSyncS each, on this host CPU)
 };
 
 // Context parallelism (cp_comm_type p2p, AttnFuncWithCPAndKVP2P) walks cp ring steps per attention

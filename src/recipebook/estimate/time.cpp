@@ -46,7 +46,6 @@ constexpr double kFp8CastTraffic = 1.0;     // extra bytes per activation byte f
 // operands is not in that kernel, nor here.)
 constexpr double kNvfp4QuantBytesPerByte = 1.0 + 2.0 * 0.5625 / 2.0;
 constexpr double kNvfp4QuantHbmFraction = 2.86 / 8.0;
-constexpr double kMoeSyncS = 40e-6;         // one dropless token-count device-to-host sync (host.hpp)
 // DeepEP / HybridEP FP8 dispatch: e4m3 values plus one FP32 scale per 128 channels, against BF16's
 // 2 bytes: DeepEP's own benchmarks count it so (tests/legacy/test_intranode.py, test_internode.py:
 // `fp8_factor = (1 + 4 / 128) / 2`; the scales are `[num_tokens, hidden // 128]` float).
@@ -285,7 +284,7 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, const LayerSums& hi, 
   // Host floor (estimate/host.hpp): the GPU runs only what the host has launched, so the micro-batch
   // takes max(GPU, host). A dropless MoE layer's token-count sync makes the host wait for the GPU in
   // every forward, so the host cannot run ahead from the backward into the forward: forward and
-  // backward (with its recomputed forwards) are bounded each on its own; each sync costs kMoeSyncS.
+  // backward (with its recomputed forwards) are bounded each on its own; each sync idles the GPU (kMoeSyncS).
   // The GPU's forward share: the forward GEMMs, attention and traffic, half the transfers (one way
   // each), a third of the CP ring (one of its three block transfers).
   const double gpu = t.total();
@@ -295,7 +294,7 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, const LayerSums& hi, 
                                   hw.host_cpu_family);
   const double busy = host.syncs > 0 ? std::max(gpu_fwd, host.forward_s) + std::max(gpu - gpu_fwd, host.backward_s)
                                      : std::max(gpu, host.forward_s + host.backward_s);
-  t.overhead = busy - gpu + host.syncs * kMoeSyncS;
+  t.overhead = busy - gpu + host.sync_s;
   return t;
 }
 
