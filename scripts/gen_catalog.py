@@ -316,6 +316,18 @@ HOST_TABLE = OrderedDict([
                "Grace up to 480 GB LPDDR5X at 512 GB/s, NVLink-C2C 900 GB/s bidirectional per Grace and its two GPUs, as GB200")),
 ])
 
+# The host CPU of each node in HOST_TABLE, as its source there names it, and its family (x86 or
+# grace): the time model's per-call host costs follow the family (docs/model.md "Time", host floor).
+HOST_CPU = {
+    "a100": ("2x AMD EPYC 7742", "x86"),
+    "h100": ("2x Xeon Platinum 8480C", "x86"),
+    "h200": ("2x Xeon Platinum 8480C", "x86"),
+    "b200": ("2x Xeon Platinum 8570", "x86"),
+    "b300": ("2x Xeon 6776P", "x86"),
+    "gb200": ("2x NVIDIA Grace (one per 2 GPUs)", "grace"),
+    "gb300": ("2x NVIDIA Grace (one per 2 GPUs)", "grace"),
+}
+
 DEFAULT_EFFICIENCY = OrderedDict([("gemm", 0.6), ("attention", 0.5), ("hbm", 0.7), ("nvlink", 0.7),
                                   ("scaleout", 0.6), ("overlap", 0.5)])
 
@@ -713,6 +725,7 @@ def hardware_docs(gpus_rows):
         if name in HOST_TABLE:
             link, link_bw, mem, mem_bw, src = HOST_TABLE[name]
             host = OD()
+            host["cpu"], host["cpu_family"] = HOST_CPU[name]
             host["link"] = link
             host["link_bandwidth"] = with_comment(link_bw, "per GPU, one direction")
             host["memory"] = with_comment(mem, "per node")

@@ -22,6 +22,20 @@ std::string all(const Diagnostics& ds) {
   return out;
 }
 
+// The NVL72 trays' hosts are Grace, the DGX/HGX nodes' x86 (catalog `host: cpu_family`).
+TEST(Catalog, BuiltinHardwareNamesItsHostCpu) {
+  const Catalog& cat = builtin();
+  for (const char* grace : {"gb200", "gb300"}) {
+    ASSERT_NE(cat.hardware_entry(grace), nullptr) << grace;
+    EXPECT_EQ(cat.hardware_entry(grace)->hardware.host_cpu_family, HostCpuFamily::kGrace) << grace;
+  }
+  for (const char* x86 : {"a100", "h100", "h200", "b200", "b300"}) {
+    ASSERT_NE(cat.hardware_entry(x86), nullptr) << x86;
+    EXPECT_EQ(cat.hardware_entry(x86)->hardware.host_cpu_family, HostCpuFamily::kX86) << x86;
+    EXPECT_FALSE(cat.hardware_entry(x86)->hardware.host_cpu.empty()) << x86;
+  }
+}
+
 TEST(Catalog, BuiltinLoadsCleanly) {
   const Catalog& cat = builtin();
   EXPECT_TRUE(cat.problems().empty()) << all(cat.problems());

@@ -250,6 +250,14 @@ std::optional<Hardware> hardware_from_yaml(const YNode& doc, Diagnostics& diags)
     hw.host_memory_bytes_per_s =
         r.quantity(host, "memory_bandwidth", "host", UnitKind::kBytesPerSecond).value_or(0);
     hw.host_source = r.string(host, "source", "host").value_or("");
+    hw.host_cpu = r.string(host, "cpu", "host").value_or("");
+    if (const auto family = r.string(host, "cpu_family", "host")) {
+      if (*family == "grace") {
+        hw.host_cpu_family = HostCpuFamily::kGrace;
+      } else if (*family != "x86") {
+        r.error(*host, "`host.cpu_family` must be x86 or grace, found " + *family);
+      }
+    }
   }
   if (const YNode* price = r.map(&doc, "price", "")) {
     hw.usd_per_gpu_hour = r.number(price, "usd_per_gpu_hour", "price").value_or(0);

@@ -77,6 +77,30 @@ host: {link: PCIe Gen5 x16, link_bandwidth: 64 GB/s, memory: 2 TB, memory_bandwi
   EXPECT_FALSE(bare->has_host());
 }
 
+// The host CPU (`host: cpu`, `cpu_family`) sets the time model's per-call host costs: absent, x86;
+// a family other than x86 or grace is an error. Before, the catalog named no host CPU.
+TEST(HardwareYaml, HostCpuFamilyIsReadAndDefaultsToX86) {
+  const std::string base = R"(
+name: gb200
+source: test
+memory: 186 GiB
+hbm_bandwidth: 8 TB/s
+peak: {bf16: 2500 TFLOP/s}
+)";
+  Diagnostics ds;
+  const auto grace = convert(
+      base + "host: {cpu: 2x NVIDIA Grace, cpu_family: grace, link_bandwidth: 225 GB/s, memory: 960 GB, source: s}\n", ds);
+  ASSERT_TRUE(grace) << all(ds);
+  EXPECT_EQ(grace->host_cpu, "2x NVIDIA Grace");
+  EXPECT_EQ(grace->host_cpu_family, HostCpuFamily::kGrace);
+  const auto plain = convert(base + "host: {link_bandwidth: 64 GB/s, memory: 2 TB, source: s}\n", ds);
+  ASSERT_TRUE(plain) << all(ds);
+  EXPECT_EQ(plain->host_cpu_family, HostCpuFamily::kX86);
+  Diagnostics bad;
+  EXPECT_FALSE(convert(base + "host: {cpu_family: arm, link_bandwidth: 64 GB/s, memory: 2 TB, source: s}\n", bad));
+  EXPECT_THAT(all(bad), HasSubstr("cpu_family"));
+}
+
 TEST(HardwareYaml, EfficiencyFallsBackToBf16ThenDefaults) {
   Diagnostics ds;
   const auto hw = convert(R"(

@@ -92,6 +92,9 @@ struct Microbenchmarks {
   [[nodiscard]] bool empty() const { return gemm.empty() && collectives.empty() && ep.empty() && attention.empty(); }
 };
 
+// The family of a node's host CPU: x86 (Xeon, EPYC) or NVIDIA Grace (Arm Neoverse V2).
+enum class HostCpuFamily { kX86, kGrace };
+
 struct Hardware {
   std::string name;     // catalog name: "h100", "gb300", ...
   std::string display;  // "H100-SXM"
@@ -123,6 +126,10 @@ struct Hardware {
   double host_memory_bytes = 0;        // per node
   double host_memory_bytes_per_s = 0;  // per node, peak (what the CPU optimizer step streams at)
   std::string host_source;
+  // The node's host CPU (catalog `host: cpu`, `cpu_family`): the per-call host costs of the time
+  // model's host floor follow its family (estimate/host.hpp). x86 when the catalog names none.
+  std::string host_cpu;
+  HostCpuFamily host_cpu_family = HostCpuFamily::kX86;
   [[nodiscard]] bool has_host() const { return host_link_bytes_per_s > 0 && host_memory_bytes > 0; }
   // GEMM size curves of the time model (docs/model.md "Time"): a GEMM whose smallest dimension is n
   // runs at eff.gemm x n / (n + half_dim). Dense GEMMs take n = the smallest TP-sharded dimension,

@@ -21,10 +21,28 @@ constexpr double kMoeModules = 3, kMoeOps = 11, kRouterOps = 4, kPreprocessOps =
 // TE's grouped GEMM launches one GEMM per local expert (general_grouped_gemm): per grouped linear,
 // forward 1 GEMM and backward 2 (dgrad, wgrad), each with one quantize launch of its input in FP8/FP4.
 constexpr double kExpertLinears = 2;
+// Context parallelism, per attention layer and ring step beyond CP 1's one attention call
+// (TransformerEngine attention/dot_product_attention/context_parallel.py, AttnFuncWithCPAndKVP2P):
+// forward, the wait for the step's K/V (req.wait), the send/recv posting the next step's
+// (flash_attn_p2p_communicate: batch_isend_irecv), the step's attention (fused_attn_fwd), its
+// softmax-LSE merge (flash_attn_fwd_softmax_lse_correction) and its output merge
+// (flash_attn_fwd_out_correction): 5 calls; backward, the wait, the K/V + dK/dV send/recv, the
+// attention backward (fused_attn_bwd) and the dQ and dK/dV accumulations (add_/copy_): 5 calls.
+// Each is one PyTorch-level call (kTorchOpHostS); the views and stream switches between them launch
+// nothing and are not counted.
+constexpr double kCpStepCallsFwd = 5, kCpStepCallsBwd = 5;
+
+// One sub-block's host seconds in one pass: its calls, or one graph replay when captured.
+double block(bool graph, double modules, double ops) {
+  return graph ? kKernelLaunchS : modules * kTeModuleHostS + ops * kTorchOpHostS;
+}
 
 }  // namespace
 
-HostTime host_time(const LayerSums& s, const Layout& l, double recompute_share, bool quantized, double local_experts) {
+double host_cpu_factor(HostCpuFamily cpu) { return cpu == HostCpuFamily::kGrace ? kGraceHostFactor : 1.0; }
+
+HostTime host_time(const LayerSums& s, const Layout& l, double recompute_share, bool quantized, double local_experts,
+                   HostCpuFamily cpu) {
   HostTime h;
   if (l.cuda_graph == CudaGraph::kFullIteration) return h;  // one graph replay per step
   const bool graphs = l.cuda_graph != CudaGraph::kNone;
@@ -35,15 +53,18 @@ HostTime host_time(const LayerSums& s, const Layout& l, double recompute_share, 
   const double mixers = s.attn_layers + s.linear_layers;
   const double mlps = std::max(0.0, s.sub_blocks - mixers);
 
-  auto block = [](bool graph, double modules, double ops) {
-    return graph ? kKernelLaunchS : modules * kTeModuleHostS + ops * kTorchOpHostS;
-  };
   // GDN lives under self_attention (scope attn), Mamba under its own scope: a linear mixer counts as
   // captured under either.
   double fwd = s.attn_layers * block(captured(kCgAttn), kMixerModules, kMixerOps) +
                s.linear_layers * block(captured(kCgAttn | kCgMamba), kMixerModules, kMixerOps) +
                mlps * block(captured(kCgMlp), kMlpModules, kMlpOps);
   double bwd = fwd;  // one backward call per module and op (TE's autograd Functions, autograd nodes)
+  // The CP ring's calls run inside the attention's graph where the attention is captured.
+  if (l.cp > 1 && !captured(kCgAttn)) {
+    const double steps = s.attn_layers * (l.cp - 1.0);
+    fwd += steps * kCpStepCallsFwd * kTorchOpHostS;
+    bwd += steps * kCpStepCallsBwd * kTorchOpHostS;
+  }
   double fwd_launches = 0, bwd_launches = 0;
   if (s.moe_layers > 0) {
     const double q = quantized ? 1.0 : 0.0;
@@ -64,9 +85,16 @@ HostTime host_time(const LayerSums& s, const Layout& l, double recompute_share, 
       h.syncs = s.moe_layers * (1.0 + recompute_share);
     }
   }
-  h.forward_s = fwd + fwd_launches * kKernelLaunchS;
-  h.backward_s = bwd + bwd_launches * kKernelLaunchS + recompute_share * h.forward_s;
+  const double f = host_cpu_factor(cpu);
+  h.forward_s = f * (fwd + fwd_launches * kKernelLaunchS);
+  h.backward_s = f * (bwd + bwd_launches * kKernelLaunchS) + recompute_share * h.forward_s;
+  h.sync_s = f * h.syncs * kMoeSyncS;
   return h;
+}
+
+double dense_layers_host_s(double layers, bool graphed, double recompute_share, HostCpuFamily cpu) {
+  const double fwd = layers * (block(graphed, kMixerModules, kMixerOps) + block(graphed, kMlpModules, kMlpOps));
+  return host_cpu_factor(cpu) * fwd * (2.0 + recompute_share);  // forward, backward, the recomputed forward
 }
 
 }  // namespace rb

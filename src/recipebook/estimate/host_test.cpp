@@ -123,5 +123,78 @@ TEST(Host, TheStepFloorStaysBelowHostBoundSteps) {
   }
 }
 
+TEST(Host, ContextParallelRingStepsAreCountedPerAttentionLayerAndStep) {
+  // TE's AttnFuncWithCPAndKVP2P: each ring step beyond CP 1's one attention call makes 5 calls
+  // forward and 5 backward (host.cpp); inside a captured attention graph they cost nothing more.
+  const PreparedModel pm = prepare(test::llama3_8b());
+  const LayerSums& s = pm.prefix.back();
+  Layout l;
+  const HostTime h1 = host_time(s, l, 0.0, false, 0.0);
+  l.cp = 4;
+  const HostTime h4 = host_time(s, l, 0.0, false, 0.0);
+  EXPECT_NEAR(h4.forward_s - h1.forward_s, 32 * 3 * 5 * kTorchOpHostS, 1e-12);
+  EXPECT_NEAR(h4.backward_s - h1.backward_s, 32 * 3 * 5 * kTorchOpHostS, 1e-12);
+  l.cuda_graph = CudaGraph::kTransformerEngine;
+  l.cuda_graph_scope = kCgAttn;
+  const HostTime g4 = host_time(s, l, 0.0, false, 0.0);
+  l.cp = 1;
+  EXPECT_NEAR(g4.forward_s, host_time(s, l, 0.0, false, 0.0).forward_s, 1e-12);
+}
+
+TEST(Host, DenseLayersHostSecondsCountBothSubBlocksEachPass) {
+  // A ViT layer (Megatron-Core's vit_layer_specs.py TE spec) is the dense decoder layer: 5 TE
+  // modules and 6 ops forward, as many backward, and a full recompute's forward again.
+  const double fwd = 5 * kTeModuleHostS + 6 * kTorchOpHostS;
+  EXPECT_NEAR(dense_layers_host_s(27, false, 0.0), 27 * 2 * fwd, 1e-12);
+  EXPECT_NEAR(dense_layers_host_s(27, false, 1.0), 27 * 3 * fwd, 1e-12);
+  EXPECT_NEAR(dense_layers_host_s(27, true, 0.0), 27 * 2 * 2 * kKernelLaunchS, 1e-12);
+}
+
+TEST(Host, GraceHostsPayTheIssuesRatioOnEveryCall) {
+  // TE #2053: 37.08 us per torch.nn.Linear call on GB200's Grace against 13.48 us on H100 DGX's Xeon;
+  // a TE module then costs the issue's own 99.66 us on Grace.
+  const PreparedModel pm = prepare(test::qwen3_30b_a3b());
+  const LayerSums& s = pm.prefix.back();
+  Layout l;
+  l.ep = 8;
+  l.cp = 2;
+  const HostTime x86 = host_time(s, l, 0.5, true, 16.0, HostCpuFamily::kX86);
+  const HostTime grace = host_time(s, l, 0.5, true, 16.0, HostCpuFamily::kGrace);
+  EXPECT_NEAR(grace.forward_s, 37.08 / 13.48 * x86.forward_s, 1e-12);
+  EXPECT_NEAR(grace.backward_s, 37.08 / 13.48 * x86.backward_s, 1e-12);
+  EXPECT_NEAR(kTeModuleHostS * host_cpu_factor(HostCpuFamily::kGrace), 99.66e-6, 1e-12);
+  EXPECT_NEAR(dense_layers_host_s(4, false, 0.0, HostCpuFamily::kGrace), 37.08 / 13.48 * dense_layers_host_s(4, false, 0.0),
+              1e-12);
+}
+
+TEST(Host, AHostBoundMicroBatchIsSlowerOnAGraceHost) {
+  // One micro batch of 128 tokens of Llama 3 8B on 8-way TP is host-bound: its overhead follows the
+  // host CPU, and on Grace the same layout takes longer.
+  const PreparedModel pm = prepare(test::llama3_8b());
+  Hardware hw = test::h100();
+  Layout l;
+  l.tp = 8;
+  l.sp = true;
+  l.dp = 1;
+  const TimeBreakdown x86 = run(pm, hw, l, 128, 1);
+  hw.host_cpu_family = HostCpuFamily::kGrace;
+  const TimeBreakdown grace = run(pm, hw, l, 128, 1);
+  EXPECT_GT(x86.overhead_s, 0.0);
+  EXPECT_GT(grace.overhead_s, x86.overhead_s);
+  EXPECT_GT(grace.step_time_s, x86.step_time_s);
+}
+
+TEST(Host, ASyncIdlesTheGpuForTheWakeUpAndTheNextCall) {
+  // 9.6 - 3.8 us (NVIDIA's CUDA Graphs post: a synchronize per launch) + one PyTorch op (TE #2053),
+  // per sync, on Grace 2.75x: the 40 us it replaces had no source.
+  const PreparedModel pm = prepare(test::qwen3_30b_a3b());
+  const LayerSums& s = pm.prefix.back();
+  Layout l;
+  l.ep = 8;
+  const HostTime x86 = host_time(s, l, 0.0, false, 16.0);
+  EXPECT_NEAR(x86.sync_s, 48 * (5.8e-6 + 13.48e-6), 1e-12);
+  EXPECT_NEAR(host_time(s, l, 0.0, false, 16.0, HostCpuFamily::kGrace).sync_s, 37.08 / 13.48 * x86.sync_s, 1e-12);
+}
+
 }  // namespace
 }  // namespace rb

@@ -5,9 +5,9 @@
 #include <cmath>
 
 #include "recipebook/estimate/collectives.hpp"
-#include "recipebook/estimate/gemm_split.hpp"
-
+#include "recipebook/estimate/context_parallel.hpp"
 #include "recipebook/estimate/fused_kernels.hpp"
+#include "recipebook/estimate/gemm_split.hpp"
 #include "recipebook/estimate/host.hpp"
 #include "recipebook/estimate/memory.hpp"  // gradient_bytes
 #include "recipebook/estimate/muon.hpp"
@@ -26,15 +26,6 @@ namespace {
 // M 256-2048); 170 is their mean. On B200 M 1024 -> 2048 gains 6% (1363 -> 1444 TFLOP/s): this
 // curve gives 7.7%, the width curve's 1024 would give 33%.
 constexpr double kGemmTokensHalfDim = 170.0;
-// Flash attention's rate against the length n its blocks run over, fraction = n / (n + half) of one
-// asymptote: FlashAttention-4's forward on Blackwell, head dim 128, a fixed 32k tokens per call
-// (github.com/Dao-AILab/flash-attention/pull/2605 table): non-causal 1540 / 1706 / 1796 / 1837 / 1882
-// TFLOP/s at n = 1k-16k and causal 829 / 1172 / 1431 at 1k-4k fit 1900 n / (n + 240) and
-// 1900 n / (n + 1310) within 1%. Only the ratio of two such rates is used (CP's steps against the
-// whole sequence's causal block), so the level, fitted as eff.attention, is kept.
-constexpr double kFlashHalfNonCausal = 240.0;
-constexpr double kFlashHalfCausal = 1310.0;
-constexpr double kAttnPasses = 3.5;         // flash attention: forward 1, backward 2.5 (FlashAttention-2 Sec. 3)
 // Mamba-2 SSD and GDN chunked delta-rule kernels, per FLOP Megatron counts for them (7 d_in state for
 // the scan), run at this fraction of the flash-attention rate: Dao & Gu 2024 (arXiv 2405.21060,
 // Sec. 9.3) find SSD and FlashAttention-2 equally fast at sequence 2K; taking head dim P = 64 and
@@ -57,30 +48,15 @@ constexpr double kFp8CastTraffic = 1.0;     // extra bytes per activation byte f
 // operands is not in that kernel, nor here.)
 constexpr double kNvfp4QuantBytesPerByte = 1.0 + 2.0 * 0.5625 / 2.0;
 constexpr double kNvfp4QuantHbmFraction = 2.86 / 8.0;
-// The vision tower's launches per layer, forward + backward, without graphs, and what its CUDA graph
-// leaves of them (estimate/vision.hpp); the decoder's host work is estimate/host.hpp's.
-constexpr double kLaunchPerLayerS = 60e-6;
-constexpr double kGraphLaunchFactor = 0.3;
-constexpr double kMoeSyncS = 40e-6;         // one dropless token-count device-to-host sync (host.hpp)
 // DeepEP / HybridEP FP8 dispatch: e4m3 values plus one FP32 scale per 128 channels, against BF16's
 // 2 bytes: DeepEP's own benchmarks count it so (tests/legacy/test_intranode.py, test_internode.py:
 // `fp8_factor = (1 + 4 / 128) / 2`; the scales are `[num_tokens, hidden // 128]` float).
 constexpr double kFp8DispatchBytesRatio = (1.0 + 4.0 / 128.0) / 2.0;
-// Host launches per extra ring step and attention layer: the step's attention kernel and its send/recv,
-// forward and backward (4), at a few microseconds each (kKernelLaunchS, estimate/host.hpp; the order of
-// the per-kernel launch cost NVIDIA's "Getting Started with CUDA Graphs" (2019) shows for short kernels
-// without graphs).
-constexpr double kCpStepLaunches = 4.0;
 constexpr double kOptimizerBytesFp32 = 30;  // grad read, master/m/v read+write, param write (per param)
 constexpr double kOptimizerBytesBf16 = 18;  // with bf16 moments and bf16-stored masters
 // Muon: grad read, master and momentum read+write, param write (its Newton-Schulz GEMMs: muon.hpp).
 constexpr double kOptimizerBytesMuon = 20;
 constexpr double kOptimizerFixedS = 2e-3;   // multi-tensor launches, grad-norm reduction
-
-struct RankTime {
-  double gemm = 0, attn = 0, mem = 0, recompute = 0, tp = 0, cp = 0, ep = 0, pp = 0, overhead = 0;
-  [[nodiscard]] double total() const { return gemm + attn + mem + recompute + tp + cp + ep + pp + overhead; }
-};
 
 // Bytes per element of a GEMM's quantized operands (scales neglected): bf16 2, FP8 1, FP4 0.5.
 double gemm_operand_bytes(Precision p) {
@@ -110,34 +86,6 @@ double dense_gemm_size_factor(double tokens, double smallest_width, double half_
 }
 
 namespace {
-
-// What step_time computes once per layout and GPU, before its loop over the pipeline ranks. With
-// `comm` false the TP, CP, EP and PP transfers are left out (step_time_floor_s: each is >= 0).
-struct StepTerms {
-  const TimeInputs* in = nullptr;
-  const Layout* l = nullptr;
-  const Efficiency* eff = nullptr;
-  const Efficiency* eff_bf16 = nullptr;  // the BF16 layers' (Layout::bf16_layers_at_start / _end)
-  // The dense and the routed-expert GEMMs' rates (FLOP/s, size factors in) at each precision a GEMM
-  // can take in this layout (estimate/gemm_split.hpp): the layout's, MXFP8's, BF16's.
-  GemmByPrecision dense_rate{}, expert_rate{};
-  bool comm = true;
-  Links links;
-  Groups groups;
-  double tp = 1, h = 0, tokens = 0, tok_tp = 0, passes = 3, peak_bf16 = 1, hbm = 1;
-  bool fp8 = false;
-  double f_dense = 1, route = 1, vpad = 0, swa_ctx = 0, act_bytes = 0;
-  double rs = 0, a2a = 0, pp_send = 0, tp_hidden = 0, ep_hidden = 0, launch = 1;
-  uint32_t mods = 0;
-  double lora_total = 0, adapter_fwd_per_layer = 0;
-  // TE's fused grouped MLP and FP8 attention (estimate/fused_kernels.hpp): the bytes the fusion takes
-  // out of each routed token copy's memory-bound passes; FP8 attention's time per pass against BF16's
-  // and the bytes its input quantization moves per BF16 byte.
-  FusedMlpSaving mlp_saving;
-  bool fp8_attn = false;
-  AttentionRatio attn_ratio;
-  double attn_quant = 0;
-};
 
 StepTerms step_terms(const TimeInputs& in, const Layout& l, bool comm) {
   StepTerms x;
@@ -231,9 +179,6 @@ StepTerms step_terms(const TimeInputs& in, const Layout& l, bool comm) {
   }
   x.tp_hidden = l.tp_comm_overlap_runs() ? eff.overlap : 0.0;
   x.ep_hidden = l.ep_a2a_overlap ? eff.overlap : 0.0;
-  x.launch = l.cuda_graph == CudaGraph::kFullIteration ? 0.0
-             : l.cuda_graph == CudaGraph::kNone        ? 1.0
-                                                       : kGraphLaunchFactor;
   x.mods = l.recompute == Recompute::kSelective ? (l.recompute_modules != 0 ? l.recompute_modules : kRcDefault) : 0u;
 
   // LoRA adapters (rank r beside each adapted frozen matrix) are trained: their GEMMs take all three
@@ -358,65 +303,8 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, const LayerSums& hi, 
   const double tp_ops = l.tp > 1 ? 2.0 * tp_per_pass + last * (2.0 * rs) : 0.0;
   t.tp = tp_ops * (1.0 - tp_hidden);
 
-  // CP as Transformer Engine runs it (AttnFuncWithCPAndKVP2P, cp_comm_type p2p, Megatron's default;
-  // docs/model.md "Time"): each attention layer splits the sequence into 2 cp chunks (rank r holds
-  // chunks r and 2 cp - 1 - r), and walks cp steps of equal FLOPs (the diagonal step a causal block of
-  // the rank's 2 chunks, each other step a half block: all its queries against one chunk, or half its
-  // queries against two). Forward step i posts the K/V exchange for step i + 1, then runs its own
-  // attention: cp - 1 exchanges, each hidden only under its own step. Backward step i sends K/V
-  // (step 0), K/V and dK/dV as one tensor (steps 1 .. cp - 2) or dK/dV (the last step), each under
-  // that step's attention backward; the last step waits for its dK/dV before it accumulates. A step
-  // exposes what its exchange takes beyond `overlap` of its attention. GDN/Mamba layers all-to-all
-  // their projections (2 forward, 2 backward).
-  if (l.cp > 1) {
-    const double cp = l.cp;
-    // The merge kernels CP adds (memory-bound, bf16): forward, the K/V copy into the send buffer
-    // (read + write), the first step's output scaled into place (read + write) and every later
-    // step's output merged into it (read both, write: flash_attn_fwd_out_correction); backward, the
-    // K/V copy into the ring buffer, and per step dQ and dK/dV copied (first step) or added into
-    // their accumulators. Per token O and dQ are q_dim wide, K/V and dK/dV kv_bytes.
-    const double o_bytes = tokens * s.attn_layers * pm.q_dim * 2.0 / tp;
-    const double kv_bytes = tokens * s.kv_bytes / tp;
-    const double merge_fwd = (2.0 + 3.0 * (cp - 1.0)) * o_bytes + 2.0 * kv_bytes;
-    const double merge_bwd = (3.0 * cp - 1.0) * (o_bytes + kv_bytes) + 2.0 * kv_bytes;
-    t.mem += (merge_fwd + merge_bwd) / hbm;
-    const double again = l.recompute == Recompute::kFull ? recompute_fraction : (mods & kRcCoreAttn) ? 1.0 : 0.0;
-    t.recompute += again * merge_fwd / hbm;
-    // The steps' kernels run over shorter blocks than CP 1's causal block of the whole sequence S: the
-    // diagonal a causal block of S / cp, the others (on the rank that computes all its queries
-    // against one chunk in every one of them, the slowest) non-causal over S / (2 cp) keys; equal
-    // FLOPs each, so the time is the mean of 1 / rate over the steps (kFlashHalf*).
-    const double seq_len = static_cast<double>(in.seq);
-    const auto rate = [](double n, double half) { return n / (n + half); };
-    const double slowdown = (1.0 / rate(seq_len / cp, kFlashHalfCausal) +
-                             (cp - 1.0) / rate(seq_len / (2.0 * cp), kFlashHalfNonCausal)) /
-                            cp * rate(seq_len, kFlashHalfCausal);
-    const double full_fwd = tok_tp * s.full_core * seq_len / 2.0 / (x.peak_bf16 * eff.attention);
-    const double extra_fwd = (slowdown - 1.0) * full_fwd;
-    t.attn += kAttnPasses * extra_fwd;
-    t.recompute += again * extra_fwd;
-    if (x.comm) {
-      const Links& links = x.links;
-      const Groups& groups = x.groups;
-      // A ring that leaves the NVLink domain runs at the pace of its scale-out hops.
-      const int ring_distance = l.cp * groups.cp.stride > links.domain ? links.domain : groups.cp.stride;
-      const double call_latency = ring_distance < links.domain ? links.nvlink_latency_s : links.scaleout_latency_s;
-      // One K/V block of every attention layer on this rank, and one send/recv call per layer.
-      const double block = kv_bytes > 0 ? p2p_s(kv_bytes, ring_distance, links) - call_latency : 0.0;
-      const double calls = s.attn_layers * call_latency;
-      // Each step's softmax attention (the scan layers' time is no cover: the ring is per attention layer).
-      const double ring_attn_fwd =
-          tok_tp * (s.full_core * seq_len / 2.0 + s.swa_core * x.swa_ctx) / (x.peak_bf16 * eff.attention) + extra_fwd;
-      const double step_fwd = eff.overlap * ring_attn_fwd / cp;
-      const double step_bwd = eff.overlap * (kAttnPasses - 1.0) * ring_attn_fwd / cp;
-      const double exposed_fwd = (cp - 1.0) * std::max(0.0, calls + block - step_fwd);
-      const double exposed_bwd = 2.0 * std::max(0.0, calls + block - step_bwd) +
-                                 (cp - 2.0) * std::max(0.0, calls + 2.0 * block - step_bwd);
-      const double linear = s.linear_layers * 4.0 * all_to_all_s(x.act_bytes / tp, groups.cp, links);
-      t.cp = exposed_fwd + exposed_bwd + linear;
-      t.recompute += again * (exposed_fwd + 0.5 * linear);
-    }
-  }
+  // CP: the ring exchange, its merges and shorter attention blocks (estimate/context_parallel.hpp).
+  add_context_parallel(t, x, s, recompute_fraction);
   // EP: dispatch + combine, forward and backward. With EP A2A overlap (`overlap_moe_expert_parallel_comm`)
   // Megatron-Core runs the forward of one micro-batch with the backward of the previous one, layer
   // by layer, each transfer on a communication stream beside a named computation of the other
@@ -455,17 +343,17 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, const LayerSums& hi, 
   // Host floor (estimate/host.hpp): the GPU runs only what the host has launched, so the micro-batch
   // takes max(GPU, host). A dropless MoE layer's token-count sync makes the host wait for the GPU in
   // every forward, so the host cannot run ahead from the backward into the forward: forward and
-  // backward (with its recomputed forwards) are bounded each on its own; each sync costs kMoeSyncS.
+  // backward (with its recomputed forwards) are bounded each on its own; each sync idles the GPU (kMoeSyncS).
   // The GPU's forward share: the forward GEMMs, attention and traffic, half the transfers (one way
   // each), a third of the CP ring (one of its three block transfers).
   const double gpu = t.total();
   const double gpu_fwd = gemm_fwd + expert_fwd + head_fwd + attn_fwd + mem_fwd + 0.5 * (t.tp + t.ep + t.pp) + t.cp / 3.0;
   const double local_experts = pm.experts > 0 ? static_cast<double>(pm.experts) / l.ep : 0.0;
-  const HostTime host = host_time(s, l, l.recompute == Recompute::kFull ? recompute_fraction : 0.0, x.fp8, local_experts);
+  const HostTime host = host_time(s, l, l.recompute == Recompute::kFull ? recompute_fraction : 0.0, x.fp8, local_experts,
+                                  hw.host_cpu_family);
   const double busy = host.syncs > 0 ? std::max(gpu_fwd, host.forward_s) + std::max(gpu - gpu_fwd, host.backward_s)
                                      : std::max(gpu, host.forward_s + host.backward_s);
-  t.overhead = busy - gpu + host.syncs * kMoeSyncS +
-               x.launch * s.attn_layers * (l.cp - 1.0) * kCpStepLaunches * kKernelLaunchS;
+  t.overhead = busy - gpu + host.sync_s;
   return t;
 }
 
@@ -475,8 +363,7 @@ void add_vision(RankTime& t, const StepTerms& x) {
   const VisionDims& v = in.model->model.vision;
   const VisionWork w = vision_work(v, in.image, x.l->mbs);
   if (!w.active()) return;
-  const VisionTimeModel tm{x.passes, kAttnPasses, kMemTrafficFwd, kMemTrafficBwd, kLaunchPerLayerS,
-                           in.image.graph_max_patches > 0 ? kGraphLaunchFactor : 1.0};
+  const VisionTimeModel tm{x.passes, kAttnPasses, kMemTrafficFwd, kMemTrafficBwd, in.image.graph_max_patches > 0};
   const VisionTime vt = vision_time(v, w, *in.hw, *x.l, tm, x.comm ? &x.links : nullptr, x.comm ? &x.groups.tp : nullptr);
   t.gemm += vt.gemm, t.attn += vt.attn, t.mem += vt.mem, t.recompute += vt.recompute, t.tp += vt.tp;
   t.overhead += vt.overhead;

@@ -33,7 +33,7 @@ struct TimeBreakdown {
   // Host offload (docs/model.md "Offload"): the optimizer CPU offload's gradient copy out, CPU Adam
   // step and parameter copy back, and the activation offload/reload traffic compute does not hide.
   double offload_s = 0;
-  double overhead_s = 0;      // host time beyond the GPU's (estimate/host.hpp), MoE syncs, CP ring launches
+  double overhead_s = 0;      // host time beyond the GPU's (estimate/host.hpp), MoE syncs
 
   double step_time_s = 0;
   double microbatch_s = 0;    // one micro-batch (forward + backward) on the slowest rank

@@ -280,9 +280,11 @@ TEST(Time, ExpertGemmsPayTheirWeightReadsPerToken) {
   EXPECT_LT(run(pm, hw, l, 4096, 1).gemm_s, per_token[0]);
 }
 
-TEST(Time, ContextParallelPaysItsRingStepLaunches) {
-  // CP 2 with micro batch 4 does the same per-rank work as CP 1 with micro batch 2; the extra ring
-  // step's launches make it (slightly) slower, so equal layouts do not tie in the planner.
+TEST(Time, ContextParallelRingCallsJoinTheHostFloorNotTheGpuTime) {
+  // CP 2 with micro batch 4 does the same per-rank GEMMs as CP 1 with micro batch 2. The extra ring
+  // step's calls are host work (estimate/host.hpp): on this GPU-bound layout they run under the
+  // GPU's kernels and add nothing (before, 4 launches x 5 us per step and layer were added on top);
+  // CP 2 is still the slower layout, by its merge kernels and shorter attention blocks.
   const PreparedModel pm = prepare(test::llama3_8b());
   const Hardware hw = test::h100();
   Layout a;
@@ -295,9 +297,9 @@ TEST(Time, ContextParallelPaysItsRingStepLaunches) {
   const TimeBreakdown ta = run(pm, hw, a, 4096, 4);
   const TimeBreakdown tb = run(pm, hw, b, 4096, 4);
   EXPECT_NEAR(tb.gemm_s, ta.gemm_s, 1e-9 * ta.gemm_s);
-  // 4 micro-batches x 32 attention layers x 1 extra step x 4 launches x 5 us (no CUDA graphs).
-  EXPECT_NEAR(tb.overhead_s - ta.overhead_s, 4 * 32 * 4 * 5e-6, 1e-12);
-  EXPECT_LT(tb.overhead_s - ta.overhead_s, 0.01 * ta.step_time_s);
+  EXPECT_EQ(ta.overhead_s, 0.0);
+  EXPECT_EQ(tb.overhead_s, 0.0);
+  EXPECT_GT(tb.step_time_s, ta.step_time_s);
 }
 
 TEST(Time, ContextParallelRingStepExposesWhatItsOwnAttentionCannotHide) {

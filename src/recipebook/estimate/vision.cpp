@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "recipebook/estimate/host.hpp"
 #include "recipebook/estimate/time.hpp"  // dense_gemm_size_factor
 
 namespace rb {
@@ -160,11 +161,12 @@ VisionTime vision_time(const VisionDims& v, const VisionWork& w, const Hardware&
   const double act = vision_activation_bytes(v, w, no_recompute);
   const double mem_fwd = tm.mem_traffic_fwd * act / hbm;
   t.mem = mem_fwd + tm.mem_traffic_bwd * act / hbm;
+  double full_share = 0.0;  // full recompute: the share of the layers whose forward runs again
   if (l.recompute == Recompute::kFull) {
-    const double share = l.recompute_method == RecomputeMethod::kUniform
-                             ? 1.0
-                             : std::min(1.0, std::max(1, l.recompute_layers) / std::max(1.0, d.layers));
-    t.recompute = share * (gemm_fwd + attn_fwd + mem_fwd);
+    full_share = l.recompute_method == RecomputeMethod::kUniform
+                     ? 1.0
+                     : std::min(1.0, std::max(1, l.recompute_layers) / std::max(1.0, d.layers));
+    t.recompute = full_share * (gemm_fwd + attn_fwd + mem_fwd);
   } else if (l.recompute == Recompute::kSelective) {
     // The tower's config keeps TransformerConfig's default recompute_modules, core_attn.
     t.recompute = attn_fwd;
@@ -173,7 +175,11 @@ VisionTime vision_time(const VisionDims& v, const VisionWork& w, const Hardware&
   // backward, of the whole micro batch's hidden states (the tower runs no TP comm overlap).
   if (l.tp > 1 && links != nullptr && tp_group != nullptr)
     t.tp = 4.0 * d.layers * all_reduce_s(w.patches * d.h * 2.0, *tp_group, *links);
-  t.overhead = tm.launch_factor * d.layers * tm.launch_per_layer_s;
+  // The host floor (estimate/host.hpp): the tower's layers are Megatron-Core's ViT TE spec
+  // (models/vision/vit_layer_specs.py get_vit_layer_with_transformer_engine_spec: the dense layer's
+  // TELayerNormColumnParallelLinear, TEDotProductAttention, TERowParallelLinear and TE MLP). It runs
+  // before the decoder's forward and after its backward, so it takes max(GPU, host) on its own.
+  t.overhead = std::max(0.0, dense_layers_host_s(d.layers, tm.graphed, full_share, hw.host_cpu_family) - t.total());
   return t;
 }
 

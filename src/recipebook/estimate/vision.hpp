@@ -73,8 +73,7 @@ struct VisionTimeModel {
   double attn_passes = 3.5;     // flash attention forward + backward
   double mem_traffic_fwd = 2;   // HBM bytes per saved activation byte, forward
   double mem_traffic_bwd = 3;   // and backward
-  double launch_per_layer_s = 0;  // host launches of one layer, forward + backward
-  double launch_factor = 1;     // what the vision graph leaves of it
+  bool graphed = false;         // the vision CUDA graph: one replay per layer and pass (estimate/host.hpp)
 };
 
 // Seconds of one micro batch's vision tower on a first-stage rank, by the decoder's parts.

@@ -1,8 +1,11 @@
 #include "recipebook/estimate/vision.hpp"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "recipebook/estimate/estimate.hpp"
+#include "recipebook/estimate/host.hpp"
 #include "recipebook/estimate/params.hpp"
 #include "recipebook/estimate/test_hardware.hpp"
 #include "recipebook/estimate/test_models.hpp"
@@ -163,6 +166,26 @@ TEST(Vision, GemmTimeUsesTheGemmEfficiency) {
   const double size = dense_gemm_size_factor(512, 64, hw.gemm_half_dim);
   const double rate = hw.bf16_flops_per_s * hw.eff(Precision::kBf16).gemm * size;
   EXPECT_DOUBLE_EQ(vision_time(kSmall, w, hw, l, tm, nullptr, nullptr).gemm, 3.0 * vision_forward_flops(kSmall, w).gemm / rate);
+}
+
+// The tower's host work is host.hpp's dense-layer count, under its own max(GPU, host): a small budget
+// leaves the two-layer tower host-bound (its time is the host's; with the vision graph, one replay
+// per layer and pass), a large one GPU-bound (no overhead). Before, a flat 60 us per layer (0.3 of it
+// with the graph) was added whatever the GPU time.
+TEST(Vision, TowerTakesTheHostFloorOfItsLayerCalls) {
+  const Hardware hw = test::h100();
+  Layout l;
+  VisionTimeModel tm;
+  const VisionWork small = vision_work(kSmall, kSmallBudget, 2);
+  const VisionTime t = vision_time(kSmall, small, hw, l, tm, nullptr, nullptr);
+  EXPECT_GT(t.overhead, 0.0);
+  EXPECT_NEAR(t.total(), dense_layers_host_s(2, false, 0.0), 1e-12);
+  tm.graphed = true;
+  const VisionTime g = vision_time(kSmall, small, hw, l, tm, nullptr, nullptr);
+  EXPECT_NEAR(g.total(), std::max(g.total() - g.overhead, dense_layers_host_s(2, true, 0.0)), 1e-12);
+  EXPECT_LT(g.total(), t.total());
+  const VisionWork large = vision_work(kSmall, ImageBudget{4096 * 4096, 1, 0}, 2);
+  EXPECT_EQ(vision_time(kSmall, large, hw, l, VisionTimeModel{}, nullptr, nullptr).overhead, 0.0);
 }
 
 }  // namespace
