@@ -169,7 +169,8 @@ TEST(MeasuredPoints, RunsUseTheDispatcherTheirReleaseRan) {
   ASSERT_TRUE(r);
   const Recipe& rec = r->rec;
   const Model& model = r->model;
-  EXPECT_EQ(rec.layout.dispatcher, Dispatcher::kAlltoall);
+  EXPECT_EQ(rec.dispatcher_recorded, Dispatcher::kAlltoall);  // as written; the record runs flex
+  EXPECT_EQ(rec.layout.dispatcher, Dispatcher::kFlexDeepep);
   int seen = 0;
   for (const Measurement& m : rec.measurements) {
     if (m.release != "26.04.01") continue;
@@ -191,7 +192,7 @@ TEST(MeasuredPoints, RunsUseTheDispatcherTheirScriptChose) {
   for (const char* name : {"deepseek_v3_pretrain_1024gpu_h100_fp8cs_config", "deepseek_v3_pretrain_1024gpu_h100_fp8sc_config"}) {
     const auto r = record_with_model(name);
     ASSERT_TRUE(r) << name;
-    EXPECT_EQ(r->rec.layout.dispatcher, Dispatcher::kAlltoall);
+    EXPECT_EQ(r->rec.dispatcher_recorded, Dispatcher::kAlltoall);  // the record runs its flex_backend (record_dispatcher)
     const auto run = run_layout(*r, "25.09", true);
     ASSERT_TRUE(run) << name;
     EXPECT_EQ(run->dispatcher, Dispatcher::kFlexDeepep) << name;

@@ -316,6 +316,7 @@ void read_layout(YamlReader& r, const YNode& doc, int gpus, Recipe& rec) {
               "use alltoall, allgather or flex");
     }
   }
+  rec.dispatcher_recorded = l.dispatcher;  // the one it runs: apply_release_dispatchers
 }
 
 std::optional<int> release_yymm(const std::string& release) {
@@ -327,19 +328,26 @@ std::optional<int> release_yymm(const std::string& release) {
   return std::nullopt;
 }
 
-std::optional<Dispatcher> release_dispatcher(const Recipe& rec, const Measurement& m) {
-  if (rec.framework != "megatron-bridge" || !rec.flex_backend || rec.layout.dispatcher != Dispatcher::kAlltoall)
-    return std::nullopt;
-  const auto yymm = release_yymm(m.release);
-  if (!yymm || *yymm < kFlexBackendAppliedFrom) return std::nullopt;
+Dispatcher record_dispatcher(const Recipe& rec, std::string_view gpu, std::optional<int> yymm) {
+  const Dispatcher recorded = rec.dispatcher_recorded;
+  if (rec.framework != "megatron-bridge" || !rec.flex_backend || recorded != Dispatcher::kAlltoall) return recorded;
+  if (yymm && *yymm < kFlexBackendAppliedFrom) return recorded;
   // DeepEP only on sm80/sm90 and devices named B200/B300: GB200/GB300 keep alltoall
   // (training/flex_dispatcher_backend.py apply_flex_dispatcher_backend).
-  if (*rec.flex_backend == Dispatcher::kFlexDeepep && gpu_arch_from_name(m.gpu.empty() ? rec.gpu : m.gpu) == GpuArch::kGraceBlackwell)
-    return std::nullopt;
-  return rec.flex_backend;
+  if (*rec.flex_backend == Dispatcher::kFlexDeepep && gpu_arch_from_name(gpu) == GpuArch::kGraceBlackwell)
+    return recorded;
+  return *rec.flex_backend;
+}
+
+std::optional<Dispatcher> release_dispatcher(const Recipe& rec, const Measurement& m) {
+  const auto yymm = release_yymm(m.release);
+  const Dispatcher ran = yymm ? record_dispatcher(rec, m.gpu.empty() ? rec.gpu : m.gpu, *yymm) : rec.dispatcher_recorded;
+  if (ran == rec.layout.dispatcher) return std::nullopt;
+  return ran;
 }
 
 void apply_release_dispatchers(Recipe& rec) {
+  if (rec.kind == RecipeKind::kPerformance) rec.layout.dispatcher = record_dispatcher(rec, rec.gpu);
   for (Measurement& m : rec.measurements)
     if (!m.overrides.dispatcher) m.overrides.dispatcher = release_dispatcher(rec, m);
 }

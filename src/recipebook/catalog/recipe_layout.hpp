@@ -14,22 +14,34 @@ void read_layout(YamlReader& r, const YNode& doc, int gpus, Recipe& rec);
 // that its recipe record does not, each unset where the entry does not give it.
 Measurement::LayoutOverrides read_layout_overrides(YamlReader& r, const YNode* measurement, const std::string& path);
 
-// The dispatcher a measured run used where its release switched the record's alltoall to flex.
-// Megatron-Bridge runs the flex dispatcher whenever a recipe sets moe_flex_dispatcher_backend to
-// deepep or hybridep on a MoE model: from 0.4.0 (NeMo 26.04; docs/releases/software-versions.md) its
+// The dispatcher a Megatron-Bridge record runs, from its recorded `dispatcher` (read statically from
+// the recipe's moe_token_dispatcher_type) and `features.flex_backend`. Bridge runs the flex
+// dispatcher whenever a recipe sets moe_flex_dispatcher_backend to deepep or hybridep on a MoE
+// model: from 0.4.0 (NeMo 26.04; docs/releases/software-versions.md) its
 // scripts/performance/utils/overrides.py set_workload_base_configs calls apply_flex_dispatcher_backend
 // with the workload's backend and sets alltoall otherwise (#2837, cherry-picked into r0.4.0 as
-// bde8388ed, 2026-04-03); main's run_recipe.py does the same in utils.py finalize_config_overrides
-// (cce495373). The records' `dispatcher` is read statically from the recipe's
-// moe_token_dispatcher_type, so a record with `alltoall` and `features.flex_backend` ran flex in
-// those releases (and the verification cards, run on 26.06 and later containers). Earlier releases
-// chose per model and GPU in their scripts (25.09 run_script.py: DeepEP for DeepSeek-V3 on H100
-// only): their measurements keep the record's dispatcher. DeepEP falls back to alltoall on
-// GB200/GB300. nullopt: the record's dispatcher.
+// bde8388ed, 2026-04-03; tags v0.4.0 to v0.6.0 hold it, v0.3.1 does not); main's run_recipe.py does the
+// same in utils.py finalize_config_overrides (cce495373). So a record with `alltoall` and a backend
+// ran flex in those releases (the verification cards too, run on 26.06 and later containers).
+// Earlier releases chose per model and GPU in their scripts (25.09 run_script.py: DeepEP for
+// DeepSeek-V3 on H100 only): their measurements keep the record's dispatcher. DeepEP falls back to
+// alltoall on GB200/GB300 (training/flex_dispatcher_backend.py apply_flex_dispatcher_backend: DeepEP
+// only on sm80/sm90 and devices named B200/B300).
 constexpr int kFlexBackendAppliedFrom = 2604;  // YYMM of NeMo 26.04
 std::optional<int> release_yymm(const std::string& release);  // "26.04.01", "card (...nemo:26.08.rc5)" -> 2604, 2608
+
+// What the record runs on `gpu` (a catalog GPU name) with the release `yymm` (nullopt: Bridge main,
+// the release a performance record's own layout is read from). A record other than a Bridge one with
+// a recorded alltoall and a backend runs its recorded dispatcher. Its own layout (Recipe::layout, what
+// estimate, check, recommend, plan --recipe and the Megatron-LM launch use) is this on its own GPU for
+// a performance record (scripts/performance runs it); a library record keeps its recorded one (the
+// library recipe functions decide for themselves).
+Dispatcher record_dispatcher(const Recipe& rec, std::string_view gpu, std::optional<int> yymm = std::nullopt);
+// The dispatcher a measured run used where it is not the record's layout's: the run's release and
+// GPU, as record_dispatcher; a run of no known release keeps the recorded dispatcher.
 std::optional<Dispatcher> release_dispatcher(const Recipe& rec, const Measurement& m);
-// Sets every measurement's overrides.dispatcher (where its own layout_overrides give none).
+// Sets the record's layout dispatcher (a performance record's, record_dispatcher on its GPU) and then
+// every measurement's overrides.dispatcher (where its own layout_overrides give none).
 void apply_release_dispatchers(Recipe& rec);
 
 // What a record's layout takes from its model once the catalog links the two (after `extends`):

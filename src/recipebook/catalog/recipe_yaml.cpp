@@ -95,7 +95,6 @@ void read_result(YamlReader& r, const YNode& doc, Recipe& rec) {
     }
     rec.measurements.push_back(read_measurement(r, ms->seq[i], p));
   }
-  apply_release_dispatchers(rec);
 }
 
 void read_env(YamlReader& r, const YNode& doc, Recipe& rec) {
@@ -162,6 +161,7 @@ std::optional<Recipe> recipe_from_yaml(const YNode& doc, const std::string& stem
   read_vision(r, doc, rec);
   read_layout(r, doc, gpus, rec);
   read_result(r, doc, rec);
+  apply_release_dispatchers(rec);  // the dispatcher the record and each measured run ran
   read_env(r, doc, rec);
   rec.notes = r.string(&doc, "notes", "").value_or("");
   rec.pitfalls = r.string_list(&doc, "pitfalls", "");

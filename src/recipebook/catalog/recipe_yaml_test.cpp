@@ -385,6 +385,45 @@ TEST(RecipeYaml, MeasurementDispatcherOverrideWinsOverTheReleaseRule) {
   EXPECT_TRUE(has_errors(bad));
 }
 
+// A Megatron-Bridge performance record runs what its scripts make of it: `dispatcher: alltoall`
+// beside `features.flex_backend` is flex on Bridge main (scripts/performance/utils/utils.py
+// finalize_config_overrides, overrides.py set_workload_base_configs from v0.4.0), so its own layout
+// (what estimate, check, recommend and the Megatron-LM launch use) is flex, with DeepEP falling back
+// to alltoall on GB200/GB300; the recorded dispatcher stays (Recipe::dispatcher_recorded), a run of
+// a release before 26.04 keeps it, and a library record keeps its recorded one. Before: the
+// performance record's layout was alltoall, and only its 26.04+ measurements ran flex.
+TEST(RecipeYaml, PerformanceRecordRunsItsFlexBackend) {
+  Diagnostics ds;
+  const std::string head = "kind: performance\nframework: megatron-bridge\n";
+  const std::string lay = "layout: {tp: 1, pp: 8, cp: 1, ep: 32, dispatcher: alltoall}\n";
+  const std::string ms = "measurements:\n"
+                         "  - {release: '25.09', gpus: 256, tokens_per_s_per_gpu: 1}\n"
+                         "  - {release: 26.04.01, gpus: 256, tokens_per_s_per_gpu: 1}\n"
+                         "  - {release: main, gpus: 256, tokens_per_s_per_gpu: 1}\n";
+  auto r = convert(head + "gpu: {type: b200, count: 256, per_node: 8}\n" + lay + "features: {flex_backend: deepep}\n" + ms, ds);
+  ASSERT_TRUE(r) << all(ds);
+  EXPECT_EQ(r->layout.dispatcher, Dispatcher::kFlexDeepep);
+  EXPECT_EQ(r->dispatcher_recorded, Dispatcher::kAlltoall);
+  ASSERT_EQ(r->measurements.size(), 3u);
+  EXPECT_EQ(r->measurements[0].overrides.dispatcher, Dispatcher::kAlltoall);  // 25.09: as recorded
+  EXPECT_FALSE(r->measurements[1].overrides.dispatcher.has_value());         // the record's flex
+  EXPECT_EQ(r->measurements[2].overrides.dispatcher, Dispatcher::kAlltoall);  // no known release
+  // DeepEP on GB200 falls back; HybridEP runs there.
+  r = convert(head + "gpu: {type: gb200, count: 256, per_node: 4}\n" + lay + "features: {flex_backend: deepep}\n", ds);
+  ASSERT_TRUE(r) << all(ds);
+  EXPECT_EQ(r->layout.dispatcher, Dispatcher::kAlltoall);
+  r = convert(head + "gpu: {type: gb200, count: 256, per_node: 4}\n" + lay + "features: {flex_backend: hybridep}\n", ds);
+  ASSERT_TRUE(r) << all(ds);
+  EXPECT_EQ(r->layout.dispatcher, Dispatcher::kFlexHybridep);
+  EXPECT_EQ(record_dispatcher(*r, "h100", 2509), Dispatcher::kAlltoall);
+  // A library record runs its recipe function's choice: the recorded alltoall.
+  r = convert("kind: library\nframework: megatron-bridge\ngpu: {type: b200, count: 256, per_node: 8}\n" + lay +
+                  "features: {flex_backend: deepep}\n",
+              ds);
+  ASSERT_TRUE(r) << all(ds);
+  EXPECT_EQ(r->layout.dispatcher, Dispatcher::kAlltoall);
+}
+
 // Megatron-Core first_last_layers_bf16 and its counts (features.settings, by their Megatron names)
 // reach the layout; the counts alone, with the switch off, keep every layer quantized (Megatron-Core
 // reads them only with the switch on: fp4_utils.py get_fp4_context). Before, the layout had no such

@@ -53,8 +53,8 @@ struct Measurement {
     std::optional<int> cpu_offload_layers;
     std::optional<uint32_t> offload_modules;  // with fine_grained_offload false: 0
     std::optional<double> activation_offload_fraction;
-    // The flex dispatcher the run's release switched on from the record's `features.flex_backend`
-    // (catalog/recipe_layout.hpp release_dispatcher).
+    // The dispatcher the run's release ran where it is not the record's: the recorded alltoall on a
+    // release before the flex switch, flex on one from it (catalog/recipe_layout.hpp release_dispatcher).
     std::optional<Dispatcher> dispatcher;
     std::optional<CudaGraph> cuda_graph;          // with cuda_graph_scope: the run's CUDA graphs
     std::optional<uint32_t> cuda_graph_scope;
@@ -82,6 +82,10 @@ struct Recipe {
   Layout layout;
   // `features.flex_backend` as recorded (deepep or hybridep), whatever `layout.dispatcher` says.
   std::optional<Dispatcher> flex_backend;
+  // `layout.dispatcher` as the record writes it. `layout.dispatcher` is the one the record runs:
+  // a Megatron-Bridge performance record's alltoall with a flex backend runs flex
+  // (catalog/recipe_layout.hpp record_dispatcher); a launch through Bridge keeps the recorded one.
+  Dispatcher dispatcher_recorded = Dispatcher::kAlltoall;
   // `layout.etp` was given. An omitted one reads as 1 until the catalog links the model, which sets
   // Megatron's default for a MoE model (catalog/recipe_layout.hpp link_recipe_model).
   bool etp_recorded = false;

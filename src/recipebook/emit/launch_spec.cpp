@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "recipebook/catalog/recipe_layout.hpp"
 #include "recipebook/catalog/recipe_match.hpp"
 #include "recipebook/catalog/record_check.hpp"
 #include "recipebook/catalog/record_facts.hpp"
@@ -121,6 +122,9 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
     if (req.gpu.empty() || fold_name(req.gpu) == fold_name(r.gpu)) spec.gpus_per_node = r.gpus_per_node;
     spec.mode = r.mode;
     spec.layout = r.layout;
+    // The dispatcher the record runs is its own GPU's: on another, what Bridge makes of it there
+    // (DeepEP falls back to alltoall on GB200/GB300; catalog/recipe_layout.hpp record_dispatcher).
+    if (r.kind == RecipeKind::kPerformance && !req.gpu.empty()) spec.layout.dispatcher = record_dispatcher(r, req.gpu);
     spec.precision_given = r.precision_known;
     spec.seq = r.seq;
     spec.gbs = r.gbs;

@@ -428,7 +428,10 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
   // DP: gradients reduce-scattered and parameters all-gathered once per step (distributed
   // optimizer; all-reduce without it), dense over DP x CP and experts over expert-DP; what does not fit
   // under the last micro-batch's backward and the next step's first forward is exposed. FSDP gathers
-  // and reduces per micro-batch, overlapped with compute.
+  // and reduces per micro-batch, the expert weights over expert-DP (Megatron-Core
+  // distributed/fsdp/mcore_fsdp_adapter.py shards them over get_expert_data_parallel_group, as
+  // memory.cpp does), overlapped with compute: `overlap` of the step's compute can cover it, and
+  // what exceeds that is exposed.
   const PreparedModel& p = pm;
   const double ep_shard = static_cast<double>(l.ep) * std::max(1, l.etp);
   const double layer_params = p.prefix.back().p_sharded / tp + p.prefix.back().p_replicated;
@@ -442,8 +445,10 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
   double dp_total = 0.0;
   if (l.fsdp) {
     dp_total = m * (2.0 * all_gather_s(dense_p * 2.0, groups.dp_cp, links) +
-                    reduce_scatter_s(dense_p * dp_grad_bytes, groups.dp_cp, links));
-    out.dp_comm_s = dp_total * (1.0 - eff.overlap);
+                    reduce_scatter_s(dense_p * dp_grad_bytes, groups.dp_cp, links) +
+                    2.0 * all_gather_s(expert_p * 2.0, groups.edp, links) +
+                    reduce_scatter_s(expert_p * dp_grad_bytes, groups.edp, links));
+    out.dp_comm_s = std::max(dp_total * (1.0 - eff.overlap), dp_total - eff.overlap * m * worst_total);
   } else {
     if (l.distributed_optimizer) {
       dp_total = reduce_scatter_s(dense_p * dp_grad_bytes, groups.dp_cp, links) +

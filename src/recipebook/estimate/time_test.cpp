@@ -579,3 +579,34 @@ TEST(Stages, EmbeddingAndLossCountAsLayers) {
 
 }  // namespace
 }  // namespace rb
+
+namespace rb {
+namespace {
+
+// Megatron-FSDP (optim_grads_params) gathers every weight of the rank twice per micro-batch and
+// reduce-scatters its gradient, the experts' over expert-DP (Megatron-Core
+// distributed/fsdp/mcore_fsdp_adapter.py get_expert_data_parallel_group): four times the experts
+// (top-k unchanged) is about four times that traffic, and with 8 micro-batches it is
+// more DP time than the distributed optimizer's one reduce-scatter and gather per step. Before: FSDP
+// priced the dense weights only (Qwen3-30B-A3B with EP 1: ~5% of its weights), so the DP time of the
+// two models was the same and an EP 1 FSDP layout came out with almost none.
+TEST(Time, FsdpGathersTheExpertWeightsToo) {
+  Model few = test::qwen3_30b_a3b();
+  few.moe.experts = 32;
+  const PreparedModel pm = prepare(test::qwen3_30b_a3b());
+  const PreparedModel pm_few = prepare(few);
+  const Hardware hw = test::h100();
+  Layout l;
+  l.ep = 1;
+  l.dp = 64;
+  l.fsdp = true;
+  const TimeBreakdown fsdp = run(pm, hw, l, 4096, 8);
+  const TimeBreakdown fsdp_few = run(pm_few, hw, l, 4096, 8);
+  EXPECT_GT(fsdp.dp_comm_s, 2.0 * fsdp_few.dp_comm_s);
+  l.fsdp = false;
+  const TimeBreakdown dist_opt = run(pm, hw, l, 4096, 8);
+  EXPECT_GT(fsdp.dp_comm_s, dist_opt.dp_comm_s);
+}
+
+}  // namespace
+}  // namespace rb
