@@ -134,6 +134,11 @@ struct Layout {
   // (fp8_utils.py / fp4_utils.py get_fp8_context / get_fp4_context). 0 and 0 = every layer quantized.
   int bf16_layers_at_start = 0;
   int bf16_layers_at_end = 0;
+  // Under NVFP4: the parameters all-gathered in FP4 (MixedPrecisionConfig fp4_param_gather, Megatron-LM
+  // --fp4-param-gather), as Bridge's bf16_with_nvfp4_mixed sets it; the Nemotron 3 Super performance
+  // recipes turn it off (perf_recipes/nemotronh/common.py _nemotron_3_super_nvfp4_precision, "Disabled
+  // until MCore PR 4358 lands"), which a record says as features.settings.fp4_param_gather: false.
+  bool fp4_param_gather = true;
 
   [[nodiscard]] int model_parallel() const { return tp * pp * cp; }
   // Whether the TP overlap runs: Megatron-LM asserts it only with sequence parallelism, which it
