@@ -5,6 +5,7 @@
 
 #include <sstream>
 
+#include "test_support.hpp"  // TempDir
 #include "recipebook/cmd_launch.hpp"
 
 namespace rb::cli {
@@ -14,6 +15,8 @@ std::string notes_of(const std::vector<std::string>& targets) {
   LaunchOptions o;
   o.source = "llama3_8b_pretrain_8gpu_h100_bf16_config";  // a Megatron-Bridge performance recipe
   o.targets = targets;
+  const test::TempDir dir;
+  o.out_dir = dir.path();  // one file per target
   std::ostringstream out, err;
   Context ctx{out, err, {}, false, false};
   EXPECT_EQ(run_launch(o, ctx), 0) << err.str();

@@ -45,10 +45,14 @@ TEST(MegatronLmArguments, TheListIsReadAtTheTablesCommit) {
 
 TEST(MegatronLmArguments, EveryFlagTheWriterCanEmitIsAnArgument) {
   const auto& known = megatron_lm_arguments().flags;
-  for (std::string_view f : megatron_flags()) EXPECT_TRUE(known.contains(std::string(f))) << f;
+  for (std::string_view f : megatron_flags()) {
+    EXPECT_TRUE(known.contains(std::string(f))) << f;
+  }
   // The layout field table's Megatron-LM spellings, which the writer writes through add_field.
-  for (const LayoutField& r : layout_fields())
-    if (!r.megatron.empty()) EXPECT_TRUE(known.contains(std::string(r.megatron))) << r.key << ": " << r.megatron;
+  for (const LayoutField& r : layout_fields()) {
+    if (r.megatron.empty()) continue;
+    EXPECT_TRUE(known.contains(std::string(r.megatron))) << r.key << ": " << r.megatron;
+  }
 }
 
 }  // namespace

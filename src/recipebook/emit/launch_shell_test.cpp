@@ -227,7 +227,7 @@ TEST(LaunchMegatron, MoeAndHybridModels) {
     // without the model's shape: this failed on it).
     test::TempDir tmp;
     test::write_text(tmp.file("m.sh"), *text);
-    const auto r = test::run_shell("cd '" + tmp.path() + "' && touch pretrain_gpt.py && PATH=/nonexistent /bin/bash m.sh 2>&1");
+    const auto r = test::run_shell("cd '" + tmp.path() + "' && touch pretrain_gpt.py && NODE_RANK=0 MASTER_ADDR=127.0.0.1 NVLINK_COUNT=0 PATH=/nonexistent /bin/bash m.sh 2>&1");
     EXPECT_EQ(r.rc, 1) << r.out;
     EXPECT_TRUE(contains(r.out, "MODEL_ARGS is empty")) << r.out;
   }
