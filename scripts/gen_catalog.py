@@ -1102,7 +1102,9 @@ CODE_SET_SETTINGS = {
 # Megatron-Bridge perf_recipes/nemotronh/{b200,b300,gb200,gb300}/nemotronh.py set
 # `cfg.mixed_precision = _nemotron_3_super_nvfp4_precision()` (perf_recipes/nemotronh/common.py), which is
 # training/mixed_precision.py nemotron_3_super_bf16_with_nvfp4_mixed: bf16_with_nvfp4_mixed with
-# first_last_layers_bf16 = True, num_layers_at_end_in_bf16 = 14 (start stays MixedPrecisionConfig's 0); the
+# first_last_layers_bf16 = True, num_layers_at_end_in_bf16 = 14 (start stays MixedPrecisionConfig's 0), and
+# _nemotron_3_super_nvfp4_precision then sets fp4_param_gather = False ("Disabled until MCore PR 4358 lands",
+# at 067f987df; bf16_with_nvfp4_mixed turns it on); the
 # vr200 recipe starts from the gb300 one. The same 14 since the first Super NVFP4 performance config
 # (v0.4.0, scripts/performance/configs/nemotronh/nemotron_3_llm_pretrain.py set_nemotron_3_super_common_configs,
 # then nemotron_3_super_bf16_with_nvfp4_mixed from v0.4.2) through v0.6.0 and 067f987df. The other NVFP4
@@ -1111,7 +1113,7 @@ CODE_SET_SETTINGS = {
 # False), as scripts/performance/utils/precision.py did since v0.2.0.
 PERF_PRECISION_SETTINGS = {
     ("nemotron_3_super", "nvfp4"): [("first_last_layers_bf16", True), ("num_layers_at_start_in_bf16", 0),
-                                    ("num_layers_at_end_in_bf16", 14)],
+                                    ("num_layers_at_end_in_bf16", 14), ("fp4_param_gather", False)],
 }
 
 # Per-module precision a performance recipe sets in code (Megatron-Core quant_recipe), by the data's

@@ -112,9 +112,18 @@ int run_launch(const LaunchOptions& o, const Context& ctx) {
   if (slurm && spec->slurm.container_image.empty())
     notes.push_back("no --container-image: the Slurm job runs torchrun in each node's own environment");
   const bool scripts = std::any_of(targets.begin(), targets.end(), [](LaunchTarget t) { return t != LaunchTarget::kRecipe; });
+  // The entry each script runs: --target bridge / megatron-lm render that framework whatever the
+  // spec's (render_bridge, render_megatron); the others run the spec's.
+  auto runs_bridge = [&](LaunchTarget t) {
+    return t == LaunchTarget::kBridge || (t != LaunchTarget::kMegatronLm && spec->framework == Framework::kBridge);
+  };
+  std::string entries;
+  for (const bool bridge : {true, false})
+    if (std::any_of(targets.begin(), targets.end(), [&](LaunchTarget t) { return t != LaunchTarget::kRecipe && runs_bridge(t) == bridge; }))
+      entries += std::string(entries.empty() ? "" : " / ") + (bridge ? "scripts/training/run_recipe.py" : "pretrain_gpt.py");
   if (spec->workdir.empty() && scripts && !spec->probe)
-    notes.push_back(std::string("no --workdir: the script runs ") + (spec->framework == Framework::kBridge ? "scripts/training/run_recipe.py" : "pretrain_gpt.py") +
-                    " from the folder it starts in" + (to_cluster ? " (on each node)" : "") + ", and stops if it is not there");
+    notes.push_back("no --workdir: the script runs " + entries + " from the folder it starts in" +
+                    (to_cluster ? " (on each node)" : "") + ", and stops if it is not there");
   for (const auto& n : notes) ctx.err << "note: " << n << "\n";
 
   // The rules: an error refuses the launch, a warning is printed.

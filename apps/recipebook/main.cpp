@@ -32,6 +32,21 @@ namespace {
 
 using rb::cli::Context;
 
+// A number that must be above zero (or at least zero), with a message that says so: CLI11's own
+// PositiveNumber / NonNegativeNumber print "Value 0 not in range 0.000000 to <DBL_MAX in 309 digits>".
+CLI::Validator at_least(bool zero_ok) {
+  return CLI::Validator(
+      [zero_ok](std::string& text) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(text, v)) return "must be a number, not '" + text + "'";
+        if (zero_ok ? v >= 0 : v > 0) return {};
+        return std::string("must be ") + (zero_ok ? "0 or more" : "more than 0") + ", not " + text;
+      },
+      zero_ok ? "NONNEGATIVE" : "POSITIVE");
+}
+const CLI::Validator kPositive = at_least(false);
+const CLI::Validator kNonNegative = at_least(true);
+
 struct Globals {
   std::vector<std::string> catalog_dirs;
   bool json = false;
@@ -49,10 +64,10 @@ void add_list(CLI::App& app, Action& action) {
   cmd->add_option("--model", opts->model, "Model name, alias, Hugging Face id or family (substring)");
   cmd->add_option("--mode", opts->mode, "pretrain | sft | peft");
   cmd->add_option("--gpu", opts->gpu, "GPU type: h100, b200, gb300, ...");
-  cmd->add_option("--gpus", opts->gpus, "Exact GPU count")->check(CLI::PositiveNumber);
+  cmd->add_option("--gpus", opts->gpus, "Exact GPU count")->check(kPositive);
   cmd->add_option("--kind", opts->kind, "library | performance | verified | measured");
   cmd->add_flag("--measured", opts->measured, "Only recipes with a measured result");
-  cmd->add_option("--limit", opts->limit, "Print at most N rows")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--limit", opts->limit, "Print at most N rows")->check(kNonNegative);
   cmd->footer(
       "Examples:\n"
       "  recipebook list --model qwen3 --mode sft\n"
@@ -116,8 +131,8 @@ void add_layout_options(CLI::App* cmd, rb::LayoutFlags& f, const std::string& gr
     switch (r.kind) {
       case rb::FieldKind::kInt: {
         auto* o = cmd->add_option(flag, f.*r.given_int, help)->group(group);
-        if (r.min == rb::FieldMin::kOne) o->check(CLI::PositiveNumber);
-        if (r.min == rb::FieldMin::kZero) o->check(CLI::NonNegativeNumber);
+        if (r.min == rb::FieldMin::kOne) o->check(kPositive);
+        if (r.min == rb::FieldMin::kZero) o->check(kNonNegative);
         break;
       }
       case rb::FieldKind::kBool: {
@@ -143,11 +158,11 @@ void add_layout_flags(CLI::App* cmd, rb::cli::LayoutArgs& a) {
   cmd->add_option("--gpus", a.gpus, "Total GPU count");
   cmd->add_option("--gpus-per-node", a.gpus_per_node, "GPUs per node (default: the GPU's usual node)");
   cmd->add_option("--mode", a.mode, "pretrain | sft | peft (default: the recipe's, else pretrain)");
-  cmd->add_option("--seq", a.seq, "Sequence length in tokens (default: the recipe's, else 4096)")->check(CLI::PositiveNumber);
+  cmd->add_option("--seq", a.seq, "Sequence length in tokens (default: the recipe's, else 4096)")->check(kPositive);
   cmd->add_option("--gbs", a.gbs, "Global batch in sequences");
-  cmd->add_option("--max-pixels", a.max_pixels, "VLM image budget: pixels per image (default: the recipe's vision.max_pixels, else no images)")->check(CLI::NonNegativeNumber);
-  cmd->add_option("--images-per-sample", a.images_per_sample, "VLM images per sequence (default: the recipe's, else 1)")->check(CLI::PositiveNumber);
-  cmd->add_option("--vision-graph-patches", a.vision_graph_patches, "Patches per micro batch the vision CUDA graph pads to (default: the recipe's vision.cuda_graph_max_patches, else no vision graph)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--max-pixels", a.max_pixels, "VLM image budget: pixels per image (default: the recipe's vision.max_pixels, else no images)")->check(kNonNegative);
+  cmd->add_option("--images-per-sample", a.images_per_sample, "VLM images per sequence (default: the recipe's, else 1)")->check(kPositive);
+  cmd->add_option("--vision-graph-patches", a.vision_graph_patches, "Patches per micro batch the vision CUDA graph pads to (default: the recipe's vision.cuda_graph_max_patches, else no vision graph)")->check(kNonNegative);
   cmd->add_option("--tokens", a.tokens, "Token budget, for GPU-hours and days");
   cmd->add_option("--lora-rank", a.lora_rank, "LoRA rank for --mode peft")->capture_default_str();
   cmd->add_option("--headroom", a.headroom, "Memory each GPU must keep free: GiB (2, 512MiB) or a share of its memory (5%); a layout fits when peak <= memory - headroom")->capture_default_str();
@@ -181,15 +196,15 @@ void add_launch(CLI::App& app, Action& action) {
   auto o = std::make_shared<rb::cli::LaunchOptions>();
   auto* source = cmd->add_option("source", o->source, "Catalog recipe name, recipe .yaml file, or `plan --json` output (.json)");
   cmd->add_option("--recipe", o->source, "Catalog recipe name (the same as the positional source)")->excludes(source);
-  cmd->add_option("--pick", o->pick, "Which plan entry to launch (1 = the first)")->check(CLI::PositiveNumber);
+  cmd->add_option("--pick", o->pick, "Which plan entry to launch (1 = the first)")->check(kPositive);
   auto* g = "What to launch (flags override a recipe's values)";
   cmd->add_option("--model", o->model, "Model: catalog name, alias or Hugging Face id")->group(g);
   cmd->add_option("--gpu", o->gpu, "GPU type: h100, b200, gb300, ...")->group(g);
-  cmd->add_option("--gpus", o->gpus, "GPU count")->check(CLI::PositiveNumber)->group(g);
-  cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (default: the GPU's node)")->check(CLI::PositiveNumber)->group(g);
+  cmd->add_option("--gpus", o->gpus, "GPU count")->check(kPositive)->group(g);
+  cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (default: the GPU's node)")->check(kPositive)->group(g);
   cmd->add_option("--mode", o->mode, "pretrain | sft | peft")->group(g);
-  cmd->add_option("--seq", o->seq, "Sequence length")->check(CLI::PositiveNumber)->group(g);
-  cmd->add_option("--gbs", o->gbs, "Global batch size")->check(CLI::PositiveNumber)->group(g);
+  cmd->add_option("--seq", o->seq, "Sequence length")->check(kPositive)->group(g);
+  cmd->add_option("--gbs", o->gbs, "Global batch size")->check(kPositive)->group(g);
   add_layout_options(cmd, o->layout);
   auto* t = "Output";
   cmd->add_option("--target", o->targets, "bridge | megatron-lm | torchrun | slurm | k8s | recipe (repeatable)")
@@ -198,7 +213,7 @@ void add_launch(CLI::App& app, Action& action) {
   cmd->add_option("--bridge-recipe", o->bridge_recipe, "Megatron-Bridge recipe run_recipe.py starts from")->group(t);
   cmd->add_option("--name", o->name, "Job name (default: the recipe's)")->group(t);
   cmd->add_option("--dataset", o->dataset, "Bridge --dataset / Megatron-LM --data-path (default: the recipe's / mock)")->group(t);
-  cmd->add_option("--train-iters", o->train_iters, "Training iterations")->check(CLI::PositiveNumber)->group(t);
+  cmd->add_option("--train-iters", o->train_iters, "Training iterations")->check(kPositive)->group(t);
   cmd->add_option("--env", o->env, "NAME=VALUE exported before Python starts (repeatable)")->group(t);
   cmd->add_option("--extra", o->extra, "A word appended to the training command (repeatable; --extra=--flag)")->group(t);
   cmd->add_option("--workdir", o->workdir, "Folder to run in (Megatron-Bridge or Megatron-LM checkout)")->group(t);
@@ -246,15 +261,15 @@ void add_calibrate(CLI::App& app, Action& action) {
   cmd->add_option("--cluster", fit->cluster, "With --fit --catalog DIR: the cluster's name in <gpu>-<cluster> (default DIR's folder name)");
   cmd->add_option("--window", o->window, "Iterations A:B to measure (default: after warm-up)");
   cmd->add_option("--recipe", o->recipe, "Recipe record: read its seq/GPUs/batch/model/GPU, write its `result`")->check(CLI::ExistingFile);
-  cmd->add_option("--seq", o->seq, "Sequence length (default: the recipe's, else the log's)")->check(CLI::PositiveNumber);
-  cmd->add_option("--gpus", o->gpus, "GPU count (default: the recipe's, else the log's world_size)")->check(CLI::PositiveNumber);
-  cmd->add_option("--gbs", o->gbs, "Global batch, for logs that print none")->check(CLI::PositiveNumber);
+  cmd->add_option("--seq", o->seq, "Sequence length (default: the recipe's, else the log's)")->check(kPositive);
+  cmd->add_option("--gpus", o->gpus, "GPU count (default: the recipe's, else the log's world_size)")->check(kPositive);
+  cmd->add_option("--gbs", o->gbs, "Global batch, for logs that print none")->check(kPositive);
   cmd->add_option("--gpu", o->gpu, "GPU type, for the dense peak and the price; with --fit --catalog: the runs' GPU to fit");
   cmd->add_option("--model", o->model, "Model, for active parameters and FLOPs per token");
   cmd->add_option("--precision", o->precision, "Precision of the dense peak (default: the recipe's, else bf16)");
-  cmd->add_option("--peak-tflops", o->peak_tflops, "Dense peak TFLOP/s per GPU (overrides the GPU's)")->check(CLI::PositiveNumber);
-  cmd->add_option("--usd-per-gpu-hour", o->usd_per_gpu_hour, "Price (overrides the GPU's)")->check(CLI::PositiveNumber);
-  cmd->add_option("--active-params", o->active_params, "Active parameters (overrides the model's)")->check(CLI::PositiveNumber);
+  cmd->add_option("--peak-tflops", o->peak_tflops, "Dense peak TFLOP/s per GPU (overrides the GPU's)")->check(kPositive);
+  cmd->add_option("--usd-per-gpu-hour", o->usd_per_gpu_hour, "Price (overrides the GPU's)")->check(kPositive);
+  cmd->add_option("--active-params", o->active_params, "Active parameters (overrides the model's)")->check(kPositive);
   cmd->add_flag("--dry-run", o->dry_run, "With --recipe: print the edited record instead of writing it");
   cmd->add_flag("--force", o->force, "Write even when the log's GPUs, batch, sequence or model differ from the recipe's");
   cmd->footer(
@@ -286,7 +301,7 @@ void add_plan(CLI::App& app, Action& action) {
   cmd->add_option("--gpus", o->gpus, "GPU count: 64, a range 8..512 (powers of two and whole nodes), or a list 64,96");
   cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (default: the GPU's node)");
   cmd->add_option("--mode", o->mode, "pretrain | sft | peft (default: the recipe's, else pretrain)");
-  cmd->add_option("--seq", o->seq, "Sequence length in tokens (default: the recipe's, else 4096)")->check(CLI::PositiveNumber);
+  cmd->add_option("--seq", o->seq, "Sequence length in tokens (default: the recipe's, else 4096)")->check(kPositive);
   cmd->add_option("--gbs", o->gbs, "Global batch in sequences (required without --recipe)");
   cmd->add_option("--lora-rank", o->lora_rank, "LoRA rank for --mode peft")->capture_default_str();
   // The searched layout fields' flags, one per row plan has a flag for (core/layout_fields.hpp).
@@ -333,7 +348,7 @@ void add_recommend(CLI::App& app, Action& action) {
   auto o = std::make_shared<rb::cli::RecommendOptions>();
   cmd->add_option("--model", o->model, "Catalog name, alias, Hugging Face id, or path to a config.json")->required();
   cmd->add_option("--gpu", o->gpu, "GPU type: h100, b200, gb300, ...")->required();
-  cmd->add_option("--gpus", o->gpus, "GPU count (required for one --gpu type)")->check(CLI::PositiveNumber);
+  cmd->add_option("--gpus", o->gpus, "GPU count (required for one --gpu type)")->check(kPositive);
   cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (default: the GPU's node)");
   cmd->add_option("--mode", o->mode, "pretrain | sft | peft (required for one --gpu type)");
   cmd->add_option("--tokens", o->tokens, "With several --gpu types (h100,b200): the training budget the type and count are chosen for");

@@ -134,6 +134,7 @@ FileCheck check_tree(const Catalog& cat, Result<YNode> tree, const std::string& 
   // resolved tree once the catalog is loaded (CatalogLoader::resolve_extends).
   if (const Schema* s = cat.schema(kind); s != nullptr && validate)
     fc.findings = schema_findings(*s, kind, *tree, nullptr);
+  if (kind == EntryKind::kModel) explain_moved_model_keys(*tree, fc.findings);
   const bool schema_ok = !has_errors(fc.findings);
   // The converters re-check what the schema checks; keep only their findings at new positions.
   Diagnostics conv;

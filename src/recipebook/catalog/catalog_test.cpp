@@ -461,5 +461,34 @@ TEST(Catalog, ModelByPathAndCheckFile) {
   EXPECT_EQ(missing.findings[0].rule_id, "RB-FILE-READ");
 }
 
+// A model file that still gives dropout under `architecture.numerics` (it moved to the layout) gets
+// the schema's unknown-key finding with a fix naming where it went, not a guess at a near key.
+// Fails on the old code, whose fix was "did you mean ...?" or none.
+TEST(Catalog, MovedNumericsDropoutSaysWhereItWent) {
+  const std::string text =
+      "name: Tiny\n"
+      "source: test\n"
+      "architecture:\n"
+      "  hidden: 256\n"
+      "  vocab: 1000\n"
+      "  ffn: 512\n"
+      "  attention: {heads: 4, kv_heads: 4, head_dim: 64}\n"
+      "  layers: {count: 2}\n"
+      "  numerics:\n"
+      "    source: test\n"
+      "    attention_dropout: 0.1\n"
+      "    hidden_dropout: 0.1\n";
+  const FileCheck fc = builtin().check_text(text, "tiny.yaml", EntryKind::kModel);
+  EXPECT_FALSE(fc.model);
+  std::vector<std::string> lines;
+  for (const auto& d : fc.findings) lines.push_back(d.str());
+  ASSERT_EQ(lines.size(), 2u) << ::testing::PrintToString(lines);
+  EXPECT_THAT(lines[0], HasSubstr("tiny.yaml:11:5: error [RB-SCHEMA-UNKNOWN-KEY] unknown key 'attention_dropout'"));
+  EXPECT_THAT(lines[0], HasSubstr("(fix: dropout moved to the layout: remove it here and give it as a recipe's "
+                                  "`features.attention_dropout`, or `--attention-dropout`"));
+  EXPECT_THAT(lines[1], HasSubstr("tiny.yaml:12:5: error [RB-SCHEMA-UNKNOWN-KEY] unknown key 'hidden_dropout'"));
+  EXPECT_THAT(lines[1], HasSubstr("`features.hidden_dropout`, or `--hidden-dropout`"));
+}
+
 }  // namespace
 }  // namespace rb

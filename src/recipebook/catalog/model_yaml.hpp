@@ -19,4 +19,9 @@ namespace rb {
 // document without `architecture` (or with `architecture: null`) is a stub: has_architecture = false.
 std::optional<Model> model_from_yaml(const YNode& doc, Diagnostics& diags);
 
+// A key an older model format had, which the schema now reports as RB-SCHEMA-UNKNOWN-KEY (e.g.
+// `architecture.numerics.attention_dropout`): that finding's fix says where the value went
+// (model_yaml_moved.cpp). `findings` are the schema's findings on `doc`.
+void explain_moved_model_keys(const YNode& doc, Diagnostics& findings);
+
 }  // namespace rb

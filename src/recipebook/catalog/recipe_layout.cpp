@@ -243,6 +243,7 @@ void read_features(YamlReader& r, const YNode& doc, Recipe& rec, std::optional<s
     l.distributed_optimizer = r.boolean(st, "use_distributed_optimizer", sp).value_or(l.distributed_optimizer);
     // Megatron-Core first_last_layers_bf16: the counts count only with the switch on (Bridge's
     // MixedPrecisionConfig defaults them to 0).
+    l.fp4_param_gather = r.boolean(st, "fp4_param_gather", sp).value_or(l.fp4_param_gather);
     if (r.boolean(st, "first_last_layers_bf16", sp).value_or(false)) {
       l.bf16_layers_at_start = r.int32(st, "num_layers_at_start_in_bf16", sp, 0).value_or(0);
       l.bf16_layers_at_end = r.int32(st, "num_layers_at_end_in_bf16", sp, 0).value_or(0);

@@ -167,6 +167,11 @@ struct Layout {
   // Megatron-Core fp8_dot_product_attention: the core attention in FP8 (TE's fp8_dpa; cuDNN's FP8 /
   // MXFP8 SDPA, forward and backward), under an FP8/FP4 recipe only.
   bool fp8_attention = false;
+  // Under NVFP4: the parameters all-gathered in FP4 (MixedPrecisionConfig fp4_param_gather, Megatron-LM
+  // --fp4-param-gather), as Bridge's bf16_with_nvfp4_mixed sets it; the Nemotron 3 Super performance
+  // recipes turn it off (perf_recipes/nemotronh/common.py _nemotron_3_super_nvfp4_precision, "Disabled
+  // until MCore PR 4358 lands"), which a record says as features.settings.fp4_param_gather: false.
+  bool fp4_param_gather = true;
 
   [[nodiscard]] int model_parallel() const { return tp * pp * cp; }
   // Whether the TP overlap runs: Megatron-LM asserts it only with sequence parallelism, which it

@@ -123,7 +123,7 @@ constexpr auto kOverrideKeys = std::to_array<std::string_view>({
     "comm_overlap.overlap_moe_expert_parallel_comm", "comm_overlap.tp_comm_overlap", "mixed_precision",
     "mixed_precision.first_last_layers_bf16", "mixed_precision.num_layers_at_start_in_bf16",
     "mixed_precision.num_layers_at_end_in_bf16", "mixed_precision.fp8_dot_product_attention",
-    "model.use_transformer_engine_op_fuser",
+    "mixed_precision.fp4_param_gather", "model.use_transformer_engine_op_fuser",
     // the loss and dropout (MCore ModelParallelConfig, TransformerConfig)
     "model.cross_entropy_loss_fusion", "model.cross_entropy_fusion_impl", "model.hidden_dropout",
     "model.attention_dropout",

@@ -15,6 +15,7 @@
 #include "recipebook/core/layout_fields.hpp"
 #include "recipebook/emit/entry_points.hpp"
 #include "recipebook/emit/launch.hpp"
+#include "recipebook/emit/launch_bridge_precision.hpp"
 #include "recipebook/emit/launch_script.hpp"
 
 namespace rb {
@@ -107,19 +108,11 @@ std::vector<std::string> bridge_overrides(const LaunchSpec& spec) {
     const LayoutField& r = layout_field(field);
     return !base || field_text(r, *base) != field_text(r, l);
   };
-  if (spec.precision_given && differs([](const Layout& x) { return x.precision; }))
+  // A new precision is Bridge's named recipe for it; the BF16 first/last layers and the FP4 gather are
+  // keys on the recipe's own config, never after the name (precision_key_overrides).
+  if (writes_precision_group(spec))
     add(out, layout_field("precision").bridge, std::string(bridge_precision_recipe(l.precision)));
-  // BF16 first/last layers (MixedPrecisionConfig, whose counts default to 0): the switch and both
-  // counts, after the precision recipe they modify.
-  if (l.precision != Precision::kBf16 &&
-      differs([](const Layout& x) { return std::pair(x.bf16_layers_at_start, x.bf16_layers_at_end); })) {
-    const bool on = l.bf16_layers_at_start > 0 || l.bf16_layers_at_end > 0;
-    add(out, "mixed_precision.first_last_layers_bf16", py_bool(on));
-    if (on) {
-      add_field(out, "bf16_layers_at_start", l);
-      add_field(out, "bf16_layers_at_end", l);
-    }
-  }
+  for (auto& o : precision_key_overrides(spec)) out.push_back(std::move(o));
   if (!base || !same_recompute(*base, l)) {
     switch (l.recompute) {
       case Recompute::kNone: add(out, layout_field("recompute").bridge, "null"); break;
@@ -329,6 +322,7 @@ Result<void> check_bridge_entry(const LaunchSpec& spec) {
                               need == "pretrain" ? "pretraining" : "fine-tuning", mode_name(spec.mode)),
                   {"--dataset"}, spec.mode == Mode::kPretrain ? "use mock or megatron-indexed" : "use squad, gsm8k, tulu3, ...");
   }
+  if (auto ok = check_bridge_precision(spec); !ok) return ok;
   // The words recipebook wrote (not the user's --extra, which may name keys the table does not) hold
   // to the table; the user's words must still be KEY=VALUE or a run_recipe.py flag.
   LaunchSpec own = spec;

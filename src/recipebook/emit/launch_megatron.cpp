@@ -54,15 +54,18 @@ std::string pattern(const Model& m, Pred pred) {
   return out;
 }
 
-void add_precision(std::vector<std::string>& out, Precision p) {
+void add_precision(std::vector<std::string>& out, const Layout& l) {
   // The settings of Megatron-Bridge's named mixed-precision recipes (REFERENCES.md D), in Megatron-LM flags.
   add(out, "--bf16");
-  switch (p) {
+  switch (l.precision) {
     case Precision::kBf16: break;
-    case Precision::kFp8Cs:  // bf16_with_fp8_current_scaling_mixed: hybrid, tensorwise, first/last layer BF16
+    // bf16_with_fp8_current_scaling_mixed: hybrid, tensorwise. Its first/last BF16 layers are the
+    // layout's (below), as Bridge's performance recipes turn them off (perf_recipes/_common.py
+    // _perf_precision): a bare --first-last-layers-bf16 would keep Megatron-Core's default one layer
+    // at each end in BF16 (transformer_config.py), which the layout does not have.
+    case Precision::kFp8Cs:
       add(out, "--fp8-format", "hybrid");
       add(out, "--fp8-recipe", "tensorwise");
-      add(out, "--first-last-layers-bf16");
       add(out, "--fp8-param-gather");
       break;
     case Precision::kFp8Ds:  // bf16_with_fp8_delayed_scaling_mixed: hybrid, delayed, amax history 1024, max
@@ -81,10 +84,10 @@ void add_precision(std::vector<std::string>& out, Precision p) {
       add(out, "--fp8-param-gather");
       add(out, "--reuse-grad-buf-for-mxfp8-param-ag");
       break;
-    case Precision::kNvfp4:  // bf16_with_nvfp4_mixed: e2m1, nvfp4, fp4 param gather
+    case Precision::kNvfp4:  // bf16_with_nvfp4_mixed: e2m1, nvfp4, fp4 param gather unless the record turns it off
       add(out, "--fp4-format", "e2m1");
       add(out, "--fp4-recipe", "nvfp4");
-      add(out, "--fp4-param-gather");
+      if (l.fp4_param_gather) add(out, "--fp4-param-gather");
       break;
   }
 }
@@ -202,11 +205,11 @@ std::vector<std::string> megatron_args(const LaunchSpec& spec) {
   add(out, "--global-batch-size", spec.gbs);
   add(out, "--seq-length", spec.seq);
   add(out, "--train-iters", spec.train_iters > 0 ? spec.train_iters : 100);
-  add_precision(out, l.precision);
-  // BF16 first/last layers: the switch (current scaling already wrote it) and both counts, since
-  // Megatron-Core's default count is 1 at each end (transformer_config.py).
+  add_precision(out, l);
+  // BF16 first/last layers: the switch and both counts, since Megatron-Core's default count is 1 at
+  // each end (transformer_config.py).
   if (l.precision != Precision::kBf16 && (l.bf16_layers_at_start > 0 || l.bf16_layers_at_end > 0)) {
-    if (l.precision != Precision::kFp8Cs) add(out, "--first-last-layers-bf16");
+    add(out, "--first-last-layers-bf16");
     add_field(out, "bf16_layers_at_start", l);
     add_field(out, "bf16_layers_at_end", l);
   }

@@ -138,6 +138,7 @@ Result<std::string> render_recipe_draft(const LaunchSpec& spec) {
     if (l.account_for_embedding) settings.emplace_back("account_for_embedding_in_pipeline_split: true");
     if (l.account_for_loss) settings.emplace_back("account_for_loss_in_pipeline_split: true");
     if (l.cuda_graph == CudaGraph::kFullIteration) settings.emplace_back("check_for_nan_in_loss: false");
+    if (l.precision == Precision::kNvfp4 && !l.fp4_param_gather) settings.emplace_back("fp4_param_gather: false");
     if (l.precision != Precision::kBf16 && (l.bf16_layers_at_start > 0 || l.bf16_layers_at_end > 0)) {
       settings.emplace_back("first_last_layers_bf16: true");
       for (std::string_view f : {"bf16_layers_at_start", "bf16_layers_at_end"}) {

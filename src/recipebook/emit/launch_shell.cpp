@@ -243,6 +243,11 @@ void append_model_args_note(std::string& out, const LaunchSpec& spec) {
   }
   out += fmt::format("\n# The model's shape arguments: {}.\n# Fill them in here before running.\nMODEL_ARGS=()\n",
                      model_args.error().message);
+  // As written the command is not one pretrain_gpt.py runs (validate_args needs --num-layers,
+  // --hidden-size, ...): the script stops before starting any GPU process until they are filled in.
+  out += fmt::format("if [ ${{#MODEL_ARGS[@]}} -eq 0 ]; then echo {} >&2; exit 1; fi\n",
+                     shell_quote(spec.name + ": MODEL_ARGS is empty: fill in the model's shape arguments (see the "
+                                             "comment above it) before running"));
 }
 
 std::string render_shell_script(const LaunchSpec& spec, const std::vector<std::string>& launcher,

@@ -222,6 +222,15 @@ TEST(LaunchMegatron, MoeAndHybridModels) {
   EXPECT_TRUE(contains(*text, "MODEL_ARGS=()"));
   EXPECT_TRUE(contains(*text, "  \"${MODEL_ARGS[@]}\"\n"));
   EXPECT_EQ(test::bash_syntax(*text).rc, 0) << *text;
+  {
+    // As written, the script stops before torchrun, saying why (the old one started pretrain_gpt.py
+    // without the model's shape: this failed on it).
+    test::TempDir tmp;
+    test::write_text(tmp.file("m.sh"), *text);
+    const auto r = test::run_shell("cd '" + tmp.path() + "' && touch pretrain_gpt.py && NODE_RANK=0 MASTER_ADDR=127.0.0.1 NVLINK_COUNT=0 PATH=/nonexistent /bin/bash m.sh 2>&1");
+    EXPECT_EQ(r.rc, 1) << r.out;
+    EXPECT_TRUE(contains(r.out, "MODEL_ARGS is empty")) << r.out;
+  }
   s.seq = 0;
   EXPECT_FALSE(render_megatron(s));  // Megatron-LM needs --seq-length
 }
