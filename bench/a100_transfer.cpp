@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "megatron_a100.hpp"
+#include "rank_stats.hpp"
 #include "recipebook/catalog/catalog.hpp"
 #include "recipebook/estimate/calibrate.hpp"
 #include "recipebook/estimate/estimate.hpp"
@@ -35,33 +36,7 @@ namespace {
 
 using namespace rb;
 
-std::vector<double> ranks(const std::vector<double>& v) {
-  std::vector<size_t> idx(v.size());
-  for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-  std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return v[a] < v[b]; });
-  std::vector<double> r(v.size());
-  for (size_t i = 0; i < idx.size();) {
-    size_t j = i;
-    while (j + 1 < idx.size() && v[idx[j + 1]] == v[idx[i]]) ++j;
-    for (size_t k = i; k <= j; ++k) r[idx[k]] = static_cast<double>(i + j) / 2.0 + 1.0;
-    i = j + 1;
-  }
-  return r;
-}
-
-double spearman(const std::vector<double>& a, const std::vector<double>& b) {
-  const std::vector<double> ra = ranks(a), rb_ = ranks(b);
-  const double n = static_cast<double>(a.size());
-  double ma = 0, mb = 0;
-  for (size_t i = 0; i < a.size(); ++i) ma += ra[i] / n, mb += rb_[i] / n;
-  double cov = 0, va = 0, vb = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    cov += (ra[i] - ma) * (rb_[i] - mb);
-    va += (ra[i] - ma) * (ra[i] - ma);
-    vb += (rb_[i] - mb) * (rb_[i] - mb);
-  }
-  return va > 0 && vb > 0 ? cov / std::sqrt(va * vb) : 0.0;
-}
+using bench::spearman;
 
 struct Predicted {
   const bench::MegatronRow* row = nullptr;

@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "gpt_model.hpp"
 #include "recipebook/catalog/catalog.hpp"
 #include "recipebook/estimate/calibrate.hpp"
 
@@ -75,18 +76,7 @@ inline MegatronRows megatron_a100_rows(const Catalog& cat, const std::string& cs
     if (tp * pp <= 0 || gpus % (tp * pp) != 0 || tflops <= 0) continue;
     auto& pm = out.models[c[1]];
     if (!pm) {
-      Model m = *base;
-      m.name = "megatron-" + c[1];
-      m.hidden = hidden;
-      m.ffn = 4 * static_cast<int64_t>(hidden);
-      m.vocab = vocab;
-      m.max_position = seq;
-      m.attn.heads = heads;
-      m.attn.kv_heads = heads;
-      m.attn.head_dim = hidden / heads;
-      m.attn.v_head_dim = 0;
-      m.layers.assign(static_cast<size_t>(layers), base->layers.front());
-      m.mtp_layers = 0;
+      const Model m = gpt_model(*base, "megatron-" + c[1], hidden, heads, layers, vocab, seq);
       pm = std::make_unique<PreparedModel>(prepare(m));
     }
     MegatronRow r;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "gpt_model.hpp"
 #include "recipebook/catalog/catalog.hpp"
 #include "recipebook/estimate/calibrate.hpp"
 #include "recipebook/estimate/microbench.hpp"
@@ -56,18 +57,8 @@ inline VtrainRows vtrain_rows(const Catalog& cat, const std::string& csv_path) {
     const std::string size = "h" + std::to_string(hidden) + " L" + std::to_string(layers);
     auto& pm = out.models[size];
     if (!pm) {
-      Model m = *base;
-      m.name = "vtrain-gpt-" + std::to_string(hidden) + "-" + std::to_string(layers);
-      m.hidden = hidden;
-      m.ffn = 4 * static_cast<int64_t>(hidden);
-      m.vocab = 50257;
-      m.max_position = static_cast<int>(v[6]);
-      m.attn.heads = heads;
-      m.attn.kv_heads = heads;
-      m.attn.head_dim = hidden / heads;
-      m.attn.v_head_dim = 0;
-      m.layers.assign(static_cast<size_t>(layers), base->layers.front());
-      m.mtp_layers = 0;
+      const std::string name = "vtrain-gpt-" + std::to_string(hidden) + "-" + std::to_string(layers);
+      const Model m = gpt_model(*base, name, hidden, heads, layers, 50257, static_cast<int>(v[6]));
       pm = std::make_unique<PreparedModel>(prepare(m));
     }
     VtrainPoint p;
