@@ -4,21 +4,13 @@
 
 #include "recipebook/estimate/test_hardware.hpp"
 #include "recipebook/estimate/test_models.hpp"
+#include "recipebook/estimate/test_step.hpp"
 #include "recipebook/estimate/time.hpp"
 
 namespace rb {
 namespace {
 
-TimeBreakdown run(const PreparedModel& pm, const Hardware& hw, const Layout& l, int64_t seq, int m) {
-  TimeInputs in;
-  in.model = &pm;
-  in.hw = &hw;
-  in.seq = seq;
-  in.microbatches = m;
-  const StagePlan plan = plan_stages(pm.num_layers, l);
-  EXPECT_TRUE(plan.ok);
-  return step_time(in, l, plan);
-}
+using test::run;
 
 // Qwen3-30B-A3B on 8 GPUs as Bridge's GB200 MXFP8 recipe runs it: EP 8, MBS 4, seq 4096.
 Layout qwen3_gb200() {
