@@ -7,9 +7,15 @@
 #include <filesystem>
 #include <ostream>
 
+#include "recipebook/catalog/measured_points.hpp"
 #include "recipebook/catalog_access.hpp"
+#include "recipebook/core/strings.hpp"
+#include "recipebook/core/units.hpp"
 #include "recipebook/emit/atomic_file.hpp"
+#include "recipebook/estimate/estimate.hpp"
+#include "recipebook/estimate/prepared.hpp"
 #include "recipebook/launch_request.hpp"
+#include "recipebook/layout_args.hpp"
 #include "recipebook/rules/check_layout.hpp"
 
 namespace rb::cli {
@@ -66,6 +72,80 @@ Result<void> apply_run_options(const LaunchOptions& o, LaunchSpec& spec) {
   return {};
 }
 
+// The memory of what the launch trains, estimated as `recipebook estimate` estimates the same recipe
+// and flags (resolve_setup: the record's sequence, batch, image budget and modelled pipeline split),
+// so launch refuses exactly what estimate says does not fit. Called where the rules ran (the layout
+// and the model are known). Empty when it cannot be estimated here, with the reason in `why` (a
+// recipe file; an estimator refusal).
+struct MemoryCheck {
+  std::optional<Estimate> estimate;
+  bool ran_as_recorded = false;  // the record's own measured run used this very layout
+  // A built-in Megatron-Bridge recipe launched as it ships: the estimate is not evidence enough to
+  // refuse what NVIDIA publishes (a warning instead; --ignore-memory is not needed).
+  bool as_shipped = false;
+  std::string why;
+};
+
+MemoryCheck check_memory(const SpecRequest& req, const LaunchSpec& spec, const Catalog& catalog) {
+  MemoryCheck out;
+  if (req.recipe_file != nullptr) {
+    out.why = "a recipe file is not in the catalog (recipebook estimate --catalog DIR --recipe NAME estimates it)";
+    return out;
+  }
+  LayoutArgs a;
+  a.recipe = spec.source_recipe;
+  a.model = req.model;
+  a.gpu = req.gpu;
+  a.gpus = req.gpus;
+  a.gpus_per_node = req.gpus_per_node;
+  a.mode = req.mode;
+  a.seq = req.seq;
+  a.gbs = req.gbs;
+  a.layout = req.layout;
+  auto setup = resolve_setup(a, catalog);
+  if (!setup) {
+    out.why = setup.error().message;
+    return out;
+  }
+  const PreparedModel pm = prepare(setup->model);
+  Estimate e = estimate(pm, setup->hardware, setup->workload, setup->cluster, setup->layout);
+  if (!e.valid) {
+    out.why = "the estimator refuses the layout (" + std::string(invalid_reason_name(e.reason)) + ")";
+    return out;
+  }
+  out.estimate = e;
+  // A measurement is a run that completed: when the launch is the record unchanged and one of its
+  // measurements ran the record's own layout, batch and GPU count, the layout fits whatever the
+  // estimate says.
+  const bool unchanged = !spec.source_recipe.empty() && !req.layout.any() && req.model.empty() && req.gpu.empty() &&
+                         req.gpus == 0 && req.mode.empty() && req.seq == 0 && req.gbs == 0;
+  if (unchanged) {
+    if (auto entry = catalog.find_recipe(spec.source_recipe))
+      out.as_shipped = (*entry)->origin == "builtin" && ((*entry)->recipe.kind == RecipeKind::kLibrary ||
+                                                         (*entry)->recipe.kind == RecipeKind::kPerformance);
+    if (auto rec = catalog.resolved(spec.source_recipe)) {
+      for (const Measurement& m : rec->measurements) {
+        if (!m.current || m.tokens_per_s_per_gpu <= 0 || (!m.gpu.empty() && fold_name(m.gpu) != fold_name(rec->gpu)))
+          continue;
+        auto run = measured_run(*rec, m, setup->model);
+        if (run && run->exact && run->cluster.gpus == rec->gpus) out.ran_as_recorded = true;
+      }
+    }
+  }
+  return out;
+}
+
+// "the worst rank (pipeline stage 0) needs 548.1 GiB of the 80.0 GiB of one h100, with 2.0 GiB kept free"
+std::string memory_shortfall(const Estimate& e, const std::string& gpu) {
+  const MemoryBreakdown& w = e.memory.worst;
+  if (!w.fits)
+    return fmt::format("the worst rank (pipeline stage {}) needs {} of the {} of one {}, with {} kept free", w.stage,
+                       format_bytes(w.peak_bytes), format_bytes(w.capacity_bytes), gpu,
+                       format_bytes(w.required_headroom_bytes));
+  return fmt::format("the offloaded state needs {} of host memory per node, more than {:.0f}% of its {}",
+                     format_bytes(e.memory.host_node_bytes), 100 * kHostUsableFraction,
+                     format_bytes(e.memory.host_capacity_bytes));
+}
 
 }  // namespace
 
@@ -97,6 +177,9 @@ int run_launch(const LaunchOptions& o, const Context& ctx) {
   std::vector<std::string> notes;
   SpecRequest req = request_of(o, file ? std::string() : o.source);
   if (file) req.recipe_file = &*file->recipe;
+  req.renders_bridge = !std::all_of(targets.begin(), targets.end(), [](LaunchTarget t) {
+                         return t == LaunchTarget::kMegatronLm;
+                       }) || targets.empty();
   // A plan (or recommend) JSON entry is a request of its own, under the flags given with it.
   if (!file && is_plan_file(o.source))
     if (auto ok = read_plan_request(o.source, o.pick, req, notes); !ok) return report(ctx, ok.error());
@@ -129,12 +212,45 @@ int run_launch(const LaunchOptions& o, const Context& ctx) {
   // The rules: an error refuses the launch, a warning is printed.
   std::string skipped;
   const auto findings = check_launch_rules(*spec, *catalog, skipped, req.recipe_file);
-  if (!skipped.empty()) ctx.err << "note: layout rules not checked: " << skipped << "\n";
+  // The memory estimate needs what the rules need: a layout skipped there is skipped here too.
+  const bool check_mem = !spec->probe && skipped.empty();
+  if (!skipped.empty())
+    ctx.err << "note: layout rules " << (spec->probe ? "" : "and memory ") << "not checked: " << skipped << "\n";
   const Diagnostics found = to_diagnostics(findings, [](std::string_view) { return std::optional<Where>(); });
   if (has_errors(found))
     return report_findings(ctx, found, Error{"refusing to launch " + spec->name + ": the rules above reject its layout"},
                            kExitFindings, spec->name + ": ");
   for (const auto& d : found) ctx.err << spec->name << ": " << d.str() << "\n";
+
+  // Memory: a layout the estimate says does not fit is refused like a rule error (a probe trains
+  // nothing and is not checked).
+  MemoryCheck mem;
+  if (check_mem) {
+    mem = check_memory(req, *spec, *catalog);
+    if (!mem.estimate) {
+      ctx.err << "note: memory not estimated: " << mem.why << "\n";
+    } else if (!mem.estimate->fits()) {
+      const std::string what = memory_shortfall(*mem.estimate, spec->gpu);
+      if (mem.ran_as_recorded || mem.as_shipped || o.ignore_memory) {
+        ctx.err << "warning: " << spec->name << ": the memory estimate says the layout does not fit: " << what
+                << (mem.ran_as_recorded ? "; the record's measured run completed on this layout, so the estimate is off here"
+                    : mem.as_shipped    ? "; written as Megatron-Bridge ships the recipe (recipebook estimate " +
+                                           spec->name + " shows the parts)"
+                                        : "; writing it anyway (--ignore-memory)")
+                << "\n";
+      } else {
+        const std::string plan = fmt::format("recipebook plan --model {} --gpu {} --gpus {} --gbs {}{}",
+                                             spec->model_ir ? spec->model_ir->name : spec->model, spec->gpu, spec->gpus,
+                                             spec->gbs, spec->seq > 0 ? fmt::format(" --seq {}", spec->seq) : "");
+        return report_errors(ctx,
+                             {Error{"refusing to launch " + spec->name +
+                                        ": the memory estimate says the layout does not fit: " + what,
+                                    {}, "`" + plan + "` lists layouts that fit; --ignore-memory writes it anyway",
+                                    "RB-LAUNCH-MEMORY"}},
+                             kExitFindings);
+      }
+    }
+  }
 
   std::vector<FileToWrite> files;
   for (LaunchTarget t : targets) {
@@ -167,6 +283,17 @@ int run_launch(const LaunchOptions& o, const Context& ctx) {
       outs.push_back(e);
     }
     j["notes"] = notes;
+    // The memory estimate of the worst rank (null when it was not checked: see the notes on stderr).
+    if (mem.estimate) {
+      const MemoryBreakdown& w = mem.estimate->memory.worst;
+      j["memory"] = {{"peak_bytes", w.peak_bytes},
+                     {"capacity_bytes", w.capacity_bytes},
+                     {"stage", w.stage},
+                     {"fits", mem.estimate->fits()},
+                     {"ran_as_recorded", mem.ran_as_recorded}};
+    } else {
+      j["memory"] = nullptr;
+    }
     auto& fs = j["findings"] = nlohmann::ordered_json::array();
     for (const auto& f : findings) fs.push_back({{"rule", f.rule_id}, {"severity", severity_name(f.severity)}, {"message", f.message}});
     ctx.out << j.dump(2) << "\n";

@@ -1,6 +1,8 @@
 // `recipebook launch`: the command, script or manifest that runs a recipe, a plan entry or a layout
 // on an engine people already use (emit/launch.hpp lists the targets). The layout is checked by the
-// rules first; a layout the rules reject is refused with the rule (exit 1).
+// rules first; a layout the rules reject is refused with the rule (exit 1), and so is one the
+// memory estimate says does not fit (RB-LAUNCH-MEMORY, as `recipebook estimate` with the same
+// recipe and flags), unless the record's own measured run shows it did or --ignore-memory is given.
 #pragma once
 
 #include <optional>
@@ -42,6 +44,9 @@ struct LaunchOptions {
 
   std::string out_dir;  // -o DIR; empty = stdout
   bool force = false;   // --force: replace existing files
+  // --ignore-memory: write the launch even when the estimate says the layout does not fit (a
+  // warning instead of the refusal; the memory model can be wrong for a stack it does not know).
+  bool ignore_memory = false;
 };
 
 int run_launch(const LaunchOptions& opts, const Context& ctx);

@@ -221,6 +221,9 @@ void add_launch(CLI::App& app, Action& action) {
   cmd->add_option("--master-port", o->master_port, "torchrun rendezvous port")->check(CLI::Range(1, 65535))->group(t);
   cmd->add_option("-o,--out-dir", o->out_dir, "Write files here (made if missing; all files or none) instead of printing")->group(t);
   cmd->add_flag("--force", o->force, "Replace existing files")->group(t);
+  cmd->add_flag("--ignore-memory", o->ignore_memory,
+                "Write the launch even when the memory estimate says the layout does not fit (a warning instead)")
+      ->group(t);
   auto* s = "Slurm";
   cmd->add_option("--partition", o->slurm.partition, "sbatch --partition")->group(s);
   cmd->add_option("--account", o->slurm.account, "sbatch --account")->group(s);
@@ -240,7 +243,7 @@ void add_launch(CLI::App& app, Action& action) {
       "  recipebook launch plan.json --pick 2 --target k8s --operator jobset --image nvcr.io/nvidia/nemo:26.04\n"
       "  recipebook launch attune-48gpu-tp2-pp6-ep8 --target slurm,recipe -o jobs/\n"
       "  recipebook launch ... --target slurm --probe --no-gres   (check rendezvous and env without GPUs)\n"
-      "Exit codes: 0 ok, 1 the rules reject the layout, 2 usage or input error.");
+      "Exit codes: 0 ok, 1 the rules reject the layout or it does not fit in memory, 2 usage or input error.");
   cmd->callback([o, &action] {
     action = [o](const Context& ctx) { return rb::cli::run_launch(*o, ctx); };
   });

@@ -219,8 +219,9 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
       spec.bridge_recipe = bridge_entry(base->recipe);
       spec.bridge_benchmark = base->recipe.kind == RecipeKind::kPerformance;
       if (layout_recorded(catalog, *base, spec.model_ir)) spec.base = base->recipe.layout;
-      notes.push_back("Megatron-Bridge: starting from recipe " + base->recipe.name +
-                      " with the layout, batch and features as overrides");
+      if (req.renders_bridge)
+        notes.push_back("Megatron-Bridge: starting from recipe " + base->recipe.name +
+                        " with the layout, batch and features as overrides");
       spec.framework = Framework::kBridge;
     } else {
       spec.framework = Framework::kMegatronLm;

@@ -27,6 +27,9 @@ struct SpecRequest {
   std::string framework;      // bridge | megatron-lm; empty = the recipe's, else bridge when a base exists
   std::string bridge_recipe;  // run_recipe.py --recipe for a plan entry or layout flags
   std::string name;
+  // Some output runs Megatron-Bridge (false when every --target is megatron-lm, which writes
+  // pretrain_gpt.py): only then does a note name the Bridge recipe the run starts from.
+  bool renders_bridge = true;
 };
 
 // The spec, with everything but the run options (targets, slurm, k8s, probe) filled. `notes` gets

@@ -240,7 +240,7 @@ Result<cli::LaunchOptions> launch_options_from_json(const nlohmann::json& body) 
       {"time", &o.slurm.time_limit}, {"slurm_output", &o.slurm.output},
       {"container_image", &o.slurm.container_image}, {"container_mounts", &o.slurm.container_mounts},
       {"gres", &o.slurm.gres},       {"operator", &o.k8s_operator}, {"image", &o.image},
-      {"namespace", &o.k8s_namespace}};
+      {"namespace", &o.k8s_namespace}, {"ignore_memory", &o.ignore_memory}};
   if (auto e = read_fields(body, fields, &o.layout)) return tl::unexpected(*e);
   // A plan file or a recipe file would be read from the server's disk: only catalog names are taken.
   if (auto e = no_path("source", o.source)) return tl::unexpected(*e);

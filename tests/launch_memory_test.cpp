@@ -1,0 +1,134 @@
+// `launch` estimates the memory of what it writes, as `estimate` does with the same recipe and flags:
+// a layout that does not fit is refused (RB-LAUNCH-MEMORY, exit 1, nothing written) unless the
+// record's own measured run shows it fits, the recipe is launched as Megatron-Bridge ships it (a
+// warning), or --ignore-memory is given. Before, launch wrote a script for Llama-3-70B on 8 H100 at
+// TP 1 (548 GiB per GPU) and exited 0.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <sstream>
+
+#include "test_support.hpp"  // TempDir
+#include "recipebook/cmd_launch.hpp"
+
+namespace rb::cli {
+namespace {
+
+struct Out {
+  int rc = -1;
+  std::string out, err;
+};
+
+Out launch(const LaunchOptions& o, bool json = false) {
+  std::ostringstream out, err;
+  Context ctx{out, err, {}, json, false};
+  Out r;
+  r.rc = run_launch(o, ctx);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+// Llama-3-70B on one node of 8 H100 with no model parallelism: 70 B parameters' weights, gradients
+// and optimizer state cannot fit in 80 GB.
+LaunchOptions llama70b_tp1(int tp) {
+  LaunchOptions o;
+  o.model = "llama3-70b";
+  o.gpu = "h100";
+  o.gpus = 8;
+  o.layout.tp = tp;
+  o.layout.pp = 1;
+  o.seq = 8192;
+  o.gbs = 64;
+  o.targets = {"megatron-lm"};
+  return o;
+}
+
+TEST(LaunchMemory, ALayoutThatDoesNotFitIsRefusedAndNothingIsWritten) {
+  LaunchOptions o = llama70b_tp1(1);
+  const test::TempDir dir;
+  o.out_dir = dir.path() + "/jobs";
+  const Out r = launch(o);
+  EXPECT_EQ(r.rc, kExitFindings) << r.err;
+  EXPECT_NE(r.err.find("refusing to launch"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("does not fit"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("of one h100"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("recipebook plan --model Llama-3-70B --gpu h100 --gpus 8 --gbs 64 --seq 8192"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(o.out_dir));
+}
+
+TEST(LaunchMemory, JsonRefusalCarriesTheRule) {
+  const Out r = launch(llama70b_tp1(1), true);
+  EXPECT_EQ(r.rc, kExitFindings);
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(j["errors"].empty()) << r.out;
+  EXPECT_EQ(j["errors"].back()["rule"], "RB-LAUNCH-MEMORY");
+  EXPECT_EQ(j["exit_code"], kExitFindings);
+}
+
+TEST(LaunchMemory, IgnoreMemoryWritesItWithAWarning) {
+  LaunchOptions o = llama70b_tp1(1);
+  o.ignore_memory = true;
+  const Out r = launch(o);
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("pretrain_gpt.py"), std::string::npos);
+  EXPECT_NE(r.err.find("warning:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--ignore-memory"), std::string::npos) << r.err;
+}
+
+// Llama-3-8B on 8 H100 at TP 2: about 47 GiB of 80.
+LaunchOptions llama8b_tp2() {
+  LaunchOptions o = llama70b_tp1(2);
+  o.model = "llama3-8b";
+  return o;
+}
+
+TEST(LaunchMemory, ALayoutThatFitsReportsItsPeakInJson) {
+  const LaunchOptions o = llama8b_tp2();
+  const Out r = launch(o, true);
+  ASSERT_EQ(r.rc, 0) << r.err << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j["memory"].is_object()) << r.out;
+  EXPECT_TRUE(j["memory"]["fits"].get<bool>());
+  EXPECT_LT(j["memory"]["peak_bytes"].get<double>(), j["memory"]["capacity_bytes"].get<double>());
+}
+
+TEST(LaunchMemory, AProbeTrainsNothingAndIsNotChecked) {
+  LaunchOptions o = llama70b_tp1(1);
+  o.probe = true;
+  o.targets = {"torchrun"};
+  const Out r = launch(o);
+  EXPECT_EQ(r.rc, 0) << r.err;
+}
+
+// The --target megatron-lm script runs pretrain_gpt.py: no note names a Bridge recipe it starts from.
+TEST(LaunchMemory, AMegatronLmTargetNamesNoBridgeRecipe) {
+  LaunchOptions o = llama8b_tp2();
+  const Out lm = launch(o);
+  ASSERT_EQ(lm.rc, 0) << lm.err;
+  EXPECT_EQ(lm.err.find("starting from recipe"), std::string::npos) << lm.err;
+  o.targets = {"bridge"};
+  const Out bridge = launch(o);
+  ASSERT_EQ(bridge.rc, 0) << bridge.err;
+  EXPECT_NE(bridge.err.find("Megatron-Bridge: starting from recipe"), std::string::npos) << bridge.err;
+}
+
+// A built-in Bridge recipe as it ships is written whatever the estimate says (a warning at most);
+// the same recipe with a layout flag is the user's layout and is checked like one.
+TEST(LaunchMemory, AShippedRecipeIsWrittenAndItsChangedLayoutIsChecked) {
+  LaunchOptions o;
+  o.source = "glm45_air_106b_sft_32gpu_h100_bf16_config";  // a library recipe whose layout the catalog records
+  o.targets = {"bridge"};
+  const Out shipped = launch(o);
+  EXPECT_EQ(shipped.rc, 0) << shipped.err;
+  EXPECT_EQ(shipped.err.find("memory not"), std::string::npos) << shipped.err;  // it was estimated
+  o.layout.pp = 1;  // 106 B parameters' state on 8 ranks of EP with no pipeline
+  const Out changed = launch(o);
+  EXPECT_EQ(changed.rc, kExitFindings) << changed.err;
+  EXPECT_NE(changed.err.find("the memory estimate says the layout does not fit"), std::string::npos) << changed.err;
+}
+
+}  // namespace
+}  // namespace rb::cli
