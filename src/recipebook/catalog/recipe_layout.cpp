@@ -1,6 +1,8 @@
 // The `layout` and `features` sections of a recipe record to a Layout (see recipe_yaml.hpp).
 #include "recipebook/catalog/recipe_layout.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "recipebook/core/strings.hpp"
@@ -186,6 +188,26 @@ RecomputeRead read_recompute(YamlReader& r, const YNode* parent, const std::stri
   return out;
 }
 
+// A dispatcher as a record spells it (`layout.dispatcher` with `features.flex_backend`, or a run's
+// `layout_overrides.dispatcher` with its `flex_backend`): alltoall, allgather, or flex with its
+// backend (DeepEP when none is named, as Megatron-Bridge's flex default). A bad value is an error on
+// its node, named by `key` / `backend_key`.
+std::optional<Dispatcher> spelled_dispatcher(YamlReader& r, const std::string& spelled, const YNode& node,
+                                             std::string_view key, const std::optional<std::string>& backend,
+                                             const YNode& backend_node, std::string_view backend_key) {
+  const std::string f = to_lower(spelled);
+  if (f != "flex") {
+    if (auto k = parse_dispatcher(f)) return k;
+    r.error(node, fmt::format("`{}` is '{}'", key, spelled), "use alltoall, allgather or flex");
+    return std::nullopt;
+  }
+  const std::string b = to_lower(backend.value_or("deepep"));
+  if (b == "deepep") return Dispatcher::kFlexDeepep;
+  if (b == "hybridep") return Dispatcher::kFlexHybridep;
+  r.error(backend_node, fmt::format("`{}` is '{}'", backend_key, b), "use deepep or hybridep");
+  return std::nullopt;
+}
+
 void read_features(YamlReader& r, const YNode& doc, Recipe& rec, std::optional<std::string>& flex_backend) {
   Layout& l = rec.layout;
   const YNode* f = r.map(&doc, "features", "");
@@ -300,22 +322,11 @@ void read_layout(YamlReader& r, const YNode& doc, int gpus, Recipe& rec) {
     if (b == "hybridep") rec.flex_backend = Dispatcher::kFlexHybridep;
   }
   if (auto d = r.string(lay, "dispatcher", p)) {
-    const std::string f = to_lower(*d);
-    if (f == "flex") {
-      const std::string backend = to_lower(flex_backend.value_or("deepep"));
-      if (backend == "deepep")
-        l.dispatcher = Dispatcher::kFlexDeepep;
-      else if (backend == "hybridep")
-        l.dispatcher = Dispatcher::kFlexHybridep;
-      else
-        r.error(doc.get("features")->get("flex_backend") ? *doc.get("features")->get("flex_backend") : *lay,
-                "`features.flex_backend` is '" + backend + "'", "use deepep or hybridep");
-    } else if (auto k = parse_dispatcher(f)) {
+    const YNode* features = doc.get("features");
+    const YNode* backend = features != nullptr ? features->get("flex_backend") : nullptr;
+    if (auto k = spelled_dispatcher(r, *d, *lay->get("dispatcher"), "layout.dispatcher", flex_backend,
+                                    backend != nullptr ? *backend : *lay, "features.flex_backend"))
       l.dispatcher = *k;
-    } else {
-      r.error(*lay->get("dispatcher"), "`layout.dispatcher` is '" + *d + "'",
-              "use alltoall, allgather or flex");
-    }
   }
   rec.dispatcher_recorded = l.dispatcher;  // the one it runs: apply_release_dispatchers
 }
@@ -380,16 +391,10 @@ Measurement::LayoutOverrides read_layout_overrides(YamlReader& r, const YNode* m
   // (flex without a backend is DeepEP, as there). It wins over release_dispatcher's rule
   // (apply_release_dispatchers fills only an unset one): the run's script chose it.
   if (auto d = r.string(lo, "dispatcher", p)) {
-    const std::string f = to_lower(*d);
-    const std::string backend = to_lower(r.string(lo, "flex_backend", p).value_or("deepep"));
-    if (f != "flex") {
-      if (auto k = parse_dispatcher(f)) o.dispatcher = *k;
-      else r.error(*lo->get("dispatcher"), "`layout_overrides.dispatcher` is '" + *d + "'", "use alltoall, allgather or flex");
-    } else if (backend == "deepep" || backend == "hybridep") {
-      o.dispatcher = backend == "deepep" ? Dispatcher::kFlexDeepep : Dispatcher::kFlexHybridep;
-    } else {
-      r.error(*lo->get("flex_backend"), "`layout_overrides.flex_backend` is '" + backend + "'", "use deepep or hybridep");
-    }
+    const auto backend = r.string(lo, "flex_backend", p);
+    const YNode* backend_node = lo->get("flex_backend");
+    o.dispatcher = spelled_dispatcher(r, *d, *lo->get("dispatcher"), "layout_overrides.dispatcher", backend,
+                                      backend_node != nullptr ? *backend_node : *lo, "layout_overrides.flex_backend");
   }
   o.fused_grouped_mlp = r.boolean(lo, "fused_grouped_mlp", p);
   o.fp8_attention = r.boolean(lo, "fp8_attention", p);
