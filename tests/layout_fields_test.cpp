@@ -29,7 +29,7 @@ using Json = nlohmann::json;
 
 // One case per row: the layout flags as JSON, the row's own key set to a value other than what the
 // rest of the case gives it (the rest makes the value valid: a pipeline to split, full recompute).
-// "model" (not a layout key) replaces the MoE model the launch is for.
+// "model" and "gpu" (not layout keys) replace the MoE model and the H100 the launch is for.
 const std::map<std::string, Json>& cases() {
   static const std::map<std::string, Json> c{
       {"tp", {{"tp", 2}}},
@@ -73,7 +73,7 @@ const std::map<std::string, Json>& cases() {
       {"bf16_layers_at_start", {{"precision", "fp8_cs"}, {"bf16_layers_at_start", 1}, {"bf16_layers_at_end", 1}}},
       {"bf16_layers_at_end", {{"precision", "fp8_cs"}, {"bf16_layers_at_start", 1}, {"bf16_layers_at_end", 1}}},
       {"bf16_modules", {{"precision", "fp8_cs"}, {"bf16_modules", "linear_qkv,mtp"}}},
-      {"mxfp8_modules", {{"precision", "fp8_cs"}, {"mxfp8_modules", "experts"}}},
+      {"mxfp8_modules", {{"gpu", "b200"}, {"precision", "fp8_cs"}, {"mxfp8_modules", "experts"}}},  // MXFP8: Blackwell
       {"fused_grouped_mlp", {{"ep", 4}, {"fused_grouped_mlp", true}}},
       {"fp8_attention", {{"precision", "fp8_cs"}, {"fp8_attention", true}}},
   };
@@ -84,7 +84,7 @@ const std::map<std::string, Json>& cases() {
 std::string cli_words(const Json& c) {
   std::string out;
   for (const auto& [key, v] : c.items()) {
-    if (key == "model") continue;
+    if (key == "model" || key == "gpu") continue;
     const LayoutField& r = layout_field(key);
     const std::string flag = flag_name(r);
     if (v.is_boolean())
@@ -101,7 +101,7 @@ std::string cli_words(const Json& c) {
 Layout json_layout(const Json& c) {
   LayoutFlags f;
   for (const auto& [key, v] : c.items()) {
-    if (key == "model") continue;
+    if (key == "model" || key == "gpu") continue;
     auto read = read_layout_flag(key, v, f);
     EXPECT_TRUE(read && *read) << key;
   }
@@ -116,8 +116,8 @@ Layout json_layout(const Json& c) {
 // not fit in memory: --ignore-memory writes them anyway (the rendering is what is checked here).
 std::string draft(const Json& c, const std::string& framework) {
   const std::string model = c.value("model", "Qwen3-30B-A3B");
-  const std::string cmd = std::string(RB_BINARY) + " launch --model " + model +
-                          " --gpu h100 --gpus 16 --seq 4096 --gbs 128 --ignore-memory --target recipe --framework " + framework +
+  const std::string cmd = std::string(RB_BINARY) + " launch --model " + model + " --gpu " + c.value("gpu", "h100") +
+                          " --gpus 16 --seq 4096 --gbs 128 --ignore-memory --target recipe --framework " + framework +
                           cli_words(c);
   const test::TempDir dir;
   const test::Run r = test::run_shell(cmd + " -o " + dir.path());
@@ -209,8 +209,8 @@ TEST(LayoutFields, EveryRowRoundTripsLayoutJsonAndFlagsText) {
     for (const LayoutField& f : layout_fields()) EXPECT_EQ(field_text(f, read_back), field_text(f, l)) << f.key;
 
     const std::string model = c.value("model", "Qwen3-30B-A3B");
-    const std::string cmd = std::string(RB_BINARY) + " --json estimate --model " + model +
-                            " --gpu h100 --gpus 16 --seq 4096 --gbs 128 " + cli::flags_text(l);
+    const std::string cmd = std::string(RB_BINARY) + " --json estimate --model " + model + " --gpu " +
+                            c.value("gpu", "h100") + " --gpus 16 --seq 4096 --gbs 128 " + cli::flags_text(l);
     const test::Run e = test::run_shell(cmd);
     const Json ej = Json::parse(e.out, nullptr, false);
     ASSERT_TRUE(ej.is_object() && ej.contains("layout")) << cmd << "\n" << e.out;

@@ -137,11 +137,16 @@ bool check_fine_grained_offload(const RuleContext& ctx, Finding* out) {
                 "features.fine_grained_offload", "features.settings.fine_grained_activation_offloading");
 }
 
-// Transformer Engine precision support by GPU generation (Bridge mixed_precision.py recipes).
+// Transformer Engine precision support by GPU generation (Bridge mixed_precision.py recipes). The
+// GEMM modules a layout runs in MXFP8 inside its FP8/FP4 layers (mxfp8_modules, Megatron-Core's
+// quant_recipe) need MXFP8 like an MXFP8 recipe does.
 bool check_fp8_gpu(const RuleContext& ctx, Finding* out) {
   const Hardware* hw = ctx.hardware();
-  const Precision p = ctx.layout.precision;
-  if (hw == nullptr || p == Precision::kBf16) return false;
+  const Precision recipe = ctx.layout.precision;
+  if (hw == nullptr || recipe == Precision::kBf16) return false;
+  const bool mx_modules = ctx.layout.mxfp8_modules != 0 && recipe != Precision::kMxfp8 && recipe != Precision::kNvfp4;
+  // The most demanding precision the GEMMs run: the modules' MXFP8 needs what an MXFP8 recipe needs.
+  const Precision p = mx_modules ? Precision::kMxfp8 : recipe;
   const GpuArch a = ctx.pm.arch;
   bool ok = true;
   const char* need = nullptr;
@@ -155,6 +160,12 @@ bool check_fp8_gpu(const RuleContext& ctx, Finding* out) {
   }
   if (ok) return false;
   if (out == nullptr) return true;
+  if (mx_modules)
+    return report(out,
+                  "mxfp8_modules [" + gemm_modules_str(ctx.layout.mxfp8_modules) + "] run in MXFP8, which needs " +
+                      std::string(need) + "; " + hw->name + " is " + std::string(gpu_arch_name(a)),
+                  "drop mxfp8_modules (those GEMMs then run in " + std::string(precision_name(recipe)) + ")",
+                  "features.mxfp8_modules");
   return report(out,
                 std::string(precision_name(p)) + " needs " + std::string(need) + "; " + hw->name + " is " +
                     std::string(gpu_arch_name(a)),

@@ -47,6 +47,7 @@ class In {
     return *this;
   }
   In& precision(Precision p) { in_.layout.precision = p; return *this; }
+  In& mxfp8_modules(uint32_t mask) { in_.layout.mxfp8_modules = mask; return *this; }
   In& recompute(Recompute r, uint32_t modules = 0, int layers = 1) {
     in_.layout.recompute = r;
     in_.layout.recompute_modules = modules;

@@ -158,6 +158,10 @@ void add_feature_cases(std::vector<RuleCase>& v) {
   add("RB-FP8-GPU", kBad, In(llama3_8b(), h100(), 8).precision(Precision::kMxfp8).done(), "MXFP8 on H100");
   add("RB-FP8-GPU", kOk, In(llama3_8b(), b200(), 8).precision(Precision::kNvfp4).done(), "NVFP4 on B200");
   add("RB-FP8-GPU", kOk, In(llama3_8b(), mi300x(), 8).precision(Precision::kFp8Cs).done(), "FP8 on MI300X");
+  add("RB-FP8-GPU", kBad, In(llama3_8b(), h100(), 8).precision(Precision::kFp8Cs).mxfp8_modules(kGmMlp).done(),
+      "FP8 CS with the MLP in MXFP8 on H100");
+  add("RB-FP8-GPU", kOk, In(llama3_8b(), b200(), 8).precision(Precision::kFp8Cs).mxfp8_modules(kGmMlp).done(),
+      "FP8 CS with the MLP in MXFP8 on B200");
 
   add("RB-FP8-BF16-LAYERS", kBad,
       In(llama3_8b(), h100(), 8).precision(Precision::kFp8Ds).set("first_last_layers_bf16", "true").done(),
