@@ -1206,6 +1206,17 @@ for _gpu in ("gb200", "gb300"):
     RECIPE_KERNEL_FEATURES["nemotron_3_5_lightning_pretrain_8gpu_%s_fp8mx_config" % _gpu] = _BOTH
 
 
+# Distributed-optimizer settings a performance recipe sets in its own body (the static read has only its
+# helpers' names), Megatron-Bridge 067f987df: perf_recipes/deepseek/gb300/deepseek_v3.py
+# deepseek_v3_pretrain_128gpu_gb300_fp8mx_hsdp_config sets ddp.num_distributed_optimizer_instances = 4
+# with outer_dp_sharding_strategy "optim" (Megatron-FSDP HSDP: 32-GPU shard groups, 4 replicas). Its
+# 64-GPU _fsdp siblings set 1 (the default). Nemotron 3 Ultra's _apply_nemotron_3_ultra_fsdp_hsdp sets
+# num_gpus // 64, but its records do not record their EP (a placeholder in the data), so it is not set here.
+RECIPE_DDP_SETTINGS = {
+    "deepseek_v3_pretrain_128gpu_gb300_fp8mx_hsdp_config": OD([("num_distributed_optimizer_instances", 4)]),
+}
+
+
 def kernel_features(entry, helpers):
     """The TE kernel choices a recipe makes in code: its helpers', then its own."""
     out = OD()
@@ -1400,6 +1411,8 @@ def recipe_record(row, model_name, hw_docs):
     module_precision = PERF_MODULE_PRECISION.get((row["model"], m.group(1))) if kind == "performance" else None
     if module_precision:
         features.update(module_precision)
+    if entry in RECIPE_DDP_SETTINGS:
+        features.setdefault("settings", OD()).update(RECIPE_DDP_SETTINGS[entry])
     library_precision = LIBRARY_PRECISION_SETTINGS.get(entry) if kind == "library" else None
     if library_precision:
         if library_precision[0]:

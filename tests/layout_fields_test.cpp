@@ -76,6 +76,7 @@ const std::map<std::string, Json>& cases() {
       {"mxfp8_modules", {{"gpu", "b200"}, {"precision", "fp8_cs"}, {"mxfp8_modules", "experts"}}},  // MXFP8: Blackwell
       {"fused_grouped_mlp", {{"ep", 4}, {"fused_grouped_mlp", true}}},
       {"fp8_attention", {{"precision", "fp8_cs"}, {"fp8_attention", true}}},
+      {"distributed_optimizer_instances", {{"fsdp", true}, {"distributed_optimizer_instances", 2}}},  // HSDP 2 x 8
   };
   return c;
 }

@@ -263,6 +263,9 @@ void read_features(YamlReader& r, const YNode& doc, Recipe& rec, std::optional<s
     l.account_for_loss = r.boolean(st, "account_for_loss_in_pipeline_split", sp).value_or(l.account_for_loss);
     // Megatron's name, as `launch --target recipe` writes a layout without the distributed optimizer.
     l.distributed_optimizer = r.boolean(st, "use_distributed_optimizer", sp).value_or(l.distributed_optimizer);
+    // Megatron-Core's distributed optimizer instances (HSDP under Megatron-FSDP).
+    l.distributed_optimizer_instances =
+        r.int32(st, "num_distributed_optimizer_instances", sp, 1).value_or(l.distributed_optimizer_instances);
     // Megatron-Core first_last_layers_bf16: the counts count only with the switch on (Bridge's
     // MixedPrecisionConfig defaults them to 0).
     l.fp4_param_gather = r.boolean(st, "fp4_param_gather", sp).value_or(l.fp4_param_gather);

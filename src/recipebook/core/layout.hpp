@@ -112,6 +112,14 @@ struct Layout {
   // layer-wise distributed optimizer (each DP rank owns whole weights: Megatron-LM
   // --optimizer muon --use-distributed-optimizer, Megatron-Bridge optimizer dist_muon).
   bool distributed_optimizer = true;
+  // Megatron-Core num_distributed_optimizer_instances: the DP x CP ranks (and the expert-DP ranks)
+  // split into this many groups of consecutive ranks. With the distributed optimizer its state is
+  // sharded inside a group and replicated across the groups, whose gradients are all-reduced once
+  // per step; with Megatron-FSDP it is HSDP: weights and gradients sharded inside a group (gathered
+  // and reduced per micro-batch over it), the optimizer state over all of DP (Megatron-FSDP's
+  // outer_dp_sharding_strategy "optim", which the launch writers set), and the gradients reduced and
+  // the weights gathered across the groups once per step. 1 = off.
+  int distributed_optimizer_instances = 1;
   bool precision_aware_optimizer = false;  // bf16 moments and bf16-stored masters
   // FP32 main gradients, reduced in FP32 (Megatron-Core DDP grad_reduce_in_fp32; Megatron-LM
   // --accumulate-allreduce-grads-in-fp32): Bridge's library recipes set it, its perf recipes do not.

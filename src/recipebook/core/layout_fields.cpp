@@ -210,6 +210,7 @@ std::string cross_entropy_impl_text(const Layout& l) {
 bool cross_entropy_fused(const Layout& l) { return l.cross_entropy_loss_fusion; }
 // The BF16 first/last layers mean something only under an FP8 or FP4 recipe.
 bool quantized(const Layout& l) { return l.precision != Precision::kBf16; }
+bool sharded_optimizer(const Layout& l) { return l.fsdp || l.distributed_optimizer; }
 // --bf16-modules / --mxfp8-modules: lists of GemmModule names; "none" clears a recipe's.
 Result<void> apply_module_list(const std::string& text, uint32_t& out, const char* flag) {
   if (text == "none") {
@@ -298,6 +299,16 @@ const std::array kLayoutFields{
     when_set(bool_row("distributed_optimizer", "Distributed optimizer (default on)", &F::distributed_optimizer,
                       &L::distributed_optimizer, "features.settings.use_distributed_optimizer",
                       "ddp.use_distributed_optimizer", "--use-distributed-optimizer", P::kFixed, D::kNone)),
+    // Megatron-FSDP's HSDP needs outer_dp_sharding_strategy beside it, which the writers add
+    // (launch_bridge.cpp, launch_megatron.cpp): Bridge's HSDP recipes set "optim".
+    when_in_force(sharded_optimizer,
+                  when_set(int_row("distributed_optimizer_instances",
+                                   "Shard the optimizer (with --fsdp: HSDP, the weights and gradients too) inside this "
+                                   "many groups of the DP ranks, replicated across them (default 1)",
+                                   M::kOne, &F::distributed_optimizer_instances, &L::distributed_optimizer_instances,
+                                   "features.settings.num_distributed_optimizer_instances",
+                                   "ddp.num_distributed_optimizer_instances", "--num-distributed-optimizer-instances",
+                                   P::kFixed, D::kNone))),
     when_set(bool_row("precision_aware_optimizer", "Precision-aware optimizer: BF16 moments and masters",
                       &F::precision_aware_optimizer, &L::precision_aware_optimizer,
                       "features.precision_aware_optimizer", "optimizer.use_precision_aware_optimizer",

@@ -34,6 +34,7 @@ struct LayoutFlags {
   std::string recompute_modules;  // core_attn,moe_act (selective)
   std::string recompute_method;   // uniform | block (full)
   std::optional<int> recompute_layers;
+  std::optional<int> distributed_optimizer_instances;  // HSDP / partial distributed optimizer
   std::string dispatcher;         // alltoall | allgather | deepep | hybridep
   std::string optimizer;          // adam | muon
   std::string cuda_graph;         // none | transformer_engine | local | full_iteration

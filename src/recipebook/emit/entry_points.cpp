@@ -119,6 +119,7 @@ constexpr auto kOverrideKeys = std::to_array<std::string_view>({
     // ddp, optimizer, comm_overlap, mixed_precision
     "ddp.use_distributed_optimizer", "optimizer.use_distributed_optimizer", "optimizer.optimizer", "ddp.use_megatron_fsdp",
     "ddp.data_parallel_sharding_strategy", "ddp.grad_reduce_in_fp32", "optimizer.use_precision_aware_optimizer",
+    "ddp.num_distributed_optimizer_instances", "ddp.outer_dp_sharding_strategy",
     "model.account_for_embedding_in_pipeline_split", "model.account_for_loss_in_pipeline_split",
     "comm_overlap.overlap_moe_expert_parallel_comm", "comm_overlap.tp_comm_overlap", "mixed_precision",
     "mixed_precision.first_last_layers_bf16", "mixed_precision.num_layers_at_start_in_bf16",
@@ -160,6 +161,7 @@ constexpr auto kGraphScope = std::to_array<std::string_view>(
 constexpr auto kOptimizer = std::to_array<std::string_view>({"adam", "sgd", "muon", "dist_muon", "lion", "soap", "adaptive_muon"});
 constexpr auto kMuonTpMode = std::to_array<std::string_view>({"blockwise", "duplicated", "distributed"});
 constexpr auto kSharding = std::to_array<std::string_view>({"no_shard", "optim", "optim_grads", "optim_grads_params"});
+constexpr auto kOuterSharding = std::to_array<std::string_view>({"no_shard", "optim"});
 constexpr auto kCkptFormat = std::to_array<std::string_view>({"torch", "torch_dist", "torch_dcp", "fsdp_dtensor"});
 constexpr auto kTokenizer = std::to_array<std::string_view>(
     {"BertWordPieceLowerCase", "BertWordPieceCase", "GPT2BPETokenizer", "SentencePieceTokenizer",
@@ -238,6 +240,7 @@ constexpr auto kPretrainGptArgs = std::to_array<EntryArg>({
     A{"--optimizer", "", V::kChoice, kOptimizer}, A{"--muon-tp-mode", "", V::kChoice, kMuonTpMode},
     A{"--use-distributed-optimizer", "", V::kNone}, A{"--use-megatron-fsdp", "", V::kNone},
     A{"--data-parallel-sharding-strategy", "", V::kChoice, kSharding},
+    A{"--num-distributed-optimizer-instances", "", V::kInt}, A{"--outer-dp-sharding-strategy", "", V::kChoice, kOuterSharding},
     A{"--no-gradient-accumulation-fusion", "", V::kNone}, A{"--ckpt-format", "", V::kChoice, kCkptFormat},
     A{"--use-precision-aware-optimizer", "", V::kNone}, A{"--accumulate-allreduce-grads-in-fp32", "", V::kNone},
     A{"--tp-comm-overlap", "", V::kNone},

@@ -154,6 +154,13 @@ std::vector<std::string> bridge_overrides(const LaunchSpec& spec) {
     add_field(out, "fsdp", l);
     if (l.fsdp) add(out, "ddp.data_parallel_sharding_strategy", "optim_grads_params");
   }
+  // Distributed optimizer instances; under Megatron-FSDP that is HSDP with the optimizer state sharded
+  // across the instances too (outer strategy "optim", as perf_recipes/deepseek/gb300/deepseek_v3.py
+  // sets it; Megatron-FSDP wants "no_shard" with one instance, perf_recipes/nemotronh/common.py).
+  if (differs([](const Layout& x) { return std::pair(x.distributed_optimizer_instances, x.fsdp); })) {
+    add_field(out, "distributed_optimizer_instances", l);
+    if (l.fsdp) add(out, "ddp.outer_dp_sharding_strategy", l.distributed_optimizer_instances > 1 ? "optim" : "no_shard");
+  }
   const bool muon = l.optimizer == Optimizer::kMuon;
   if (differs_field("optimizer") || (muon && differs_field("distributed_optimizer"))) {
     // Bridge builds Muon's layer-wise distributed optimizer when the name starts with dist_

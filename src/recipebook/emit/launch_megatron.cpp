@@ -290,6 +290,12 @@ std::vector<std::string> megatron_args(const LaunchSpec& spec) {
     add(out, "--no-gradient-accumulation-fusion");
     add(out, "--ckpt-format", "fsdp_dtensor");
   }
+  // Distributed optimizer instances: under Megatron-FSDP, HSDP with the optimizer sharded across them
+  // (--outer-dp-sharding-strategy optim, as Bridge's HSDP recipe runs and the estimate models).
+  if (l.distributed_optimizer_instances > 1) {
+    add_field(out, "distributed_optimizer_instances", l);
+    if (l.fsdp) add(out, "--outer-dp-sharding-strategy", "optim");
+  }
   // Optimizer CPU offload (docs/user-guide/features/optimizer_cpu_offload.md): the hybrid device
   // optimizer needs --use-precision-aware-optimizer; the copies overlap the CPU step as recommended.
   const bool opt_offload = l.optimizer_offload_fraction > 0;

@@ -21,6 +21,8 @@ std::string_view invalid_reason_name(InvalidReason r) {
     case InvalidReason::kExperts: return "the experts do not divide by EP (or the model has none)";
     case InvalidReason::kExpertGroups: return "tp x cp x dp is not divisible by ep x etp";
     case InvalidReason::kHeads: return "the attention heads do not divide by TP";
+    case InvalidReason::kOptimizerInstances:
+      return "the distributed optimizer instances do not divide dp x cp and the expert data-parallel size";
   }
   return "unknown";
 }
@@ -76,6 +78,9 @@ InvalidReason check_layout(const PreparedModel& pm, const Workload& w, const Clu
   }
   if (m.attn.heads > 0 && m.attn.heads % l.tp != 0) return InvalidReason::kHeads;
   if (m.sliding_attn.heads > 0 && m.sliding_attn.heads % l.tp != 0) return InvalidReason::kHeads;
+  if (const int r = l.distributed_optimizer_instances;
+      r < 1 || (l.dp * l.cp) % r != 0 || (m.is_moe() && l.edp() % r != 0))
+    return InvalidReason::kOptimizerInstances;
   return InvalidReason::kNone;
 }
 

@@ -39,6 +39,7 @@ enum class InvalidReason {
   kExperts,              // EP on a dense model, or experts not divisible by EP
   kExpertGroups,         // tp x cp x dp not divisible by ep x etp
   kHeads,                // attention heads not divisible by TP
+  kOptimizerInstances,   // distributed optimizer instances that do not divide DP x CP and expert-DP
 };
 
 std::string_view invalid_reason_name(InvalidReason r);

@@ -215,6 +215,12 @@ MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const Stage
 
   const double dp_shard = static_cast<double>(l.dp) * l.cp;  // data_parallel_group_with_cp
   const double edp = std::max(1, l.edp());
+  // With distributed optimizer instances (HSDP under FSDP) what is sharded per instance spans only
+  // the ranks of one instance: the optimizer state of the distributed optimizer, and FSDP's weights
+  // and gradients (its optimizer state stays sharded over all of DP: outer strategy "optim").
+  const double instances = std::max(1, l.distributed_optimizer_instances);
+  const double dp_in = dp_shard / instances;
+  const double edp_in = edp / instances;
   const WeightBytes wb = gemm_weight_bytes(l.precision);
   // The layers an FP8/FP4 run keeps in BF16 build their weights outside the quantized model init
   // (get_fp8_context / get_fp4_context with is_init): BF16 weights, no quantized copies.
@@ -232,7 +238,7 @@ MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const Stage
     mb.weights_bytes = weights + 2.0 * adapters;
     mb.quantized_weights_bytes = copies;
     mb.grads_bytes = grad_bytes * adapters;
-    mb.optimizer_bytes = kAdamBytes * adapters / (l.distributed_optimizer ? dp_shard : 1.0);
+    mb.optimizer_bytes = kAdamBytes * adapters / (l.distributed_optimizer ? dp_in : 1.0);
   } else {
     const double adam = l.precision_aware_optimizer ? kAdamBytesBf16 : kAdamBytes;
     // The state of this rank's dense and expert parameters. Muon keeps kMuonBytes for the 2-D
@@ -243,11 +249,12 @@ MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const Stage
     const double dense_state = kMuonBytes * matrix_local + adam * (dense_local - matrix_local);
     const double expert_state = (muon ? kMuonBytes : adam) * expert_local;
     if (l.fsdp) {
-      // Megatron-FSDP optim_grads_params: weights, grads and optimizer state sharded over DP; each
-      // layer is gathered before use, double-buffered, and its gradient reduce-scattered.
-      const double sharded = dense_local / dp_shard + expert_local / edp;
+      // Megatron-FSDP optim_grads_params: weights, grads and optimizer state sharded over DP (the
+      // weights and grads over one instance's ranks under HSDP); each layer is gathered before use,
+      // double-buffered, and its gradient reduce-scattered.
+      const double sharded = dense_local / dp_in + expert_local / edp_in;
       mb.weights_bytes = weights * sharded / std::max(1.0, mb.params_on_rank);
-      mb.quantized_weights_bytes = copies / dp_shard;
+      mb.quantized_weights_bytes = copies / dp_in;
       mb.grads_bytes = grad_bytes * sharded;
       mb.optimizer_bytes = dense_state / dp_shard + expert_state / edp;
       const double per_layer = layers_here > 0 ? mb.params_on_rank / layers_here : 0.0;
@@ -256,7 +263,7 @@ MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const Stage
       mb.weights_bytes = weights;
       mb.quantized_weights_bytes = copies;
       mb.grads_bytes = grad_bytes * mb.params_on_rank;
-      mb.optimizer_bytes = l.distributed_optimizer ? dense_state / dp_shard + expert_state / edp
+      mb.optimizer_bytes = l.distributed_optimizer ? dense_state / dp_in + expert_state / edp_in
                                                    : dense_state + expert_state;
     }
   }

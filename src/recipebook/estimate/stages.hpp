@@ -4,6 +4,7 @@
 // (megatron/core/parallel_state.py, order tp-cp-ep-dp-pp: TP innermost).
 #pragma once
 
+#include <algorithm>
 #include <array>
 
 #include "recipebook/core/layout.hpp"
@@ -56,6 +57,15 @@ struct Group {
 struct Groups {
   Group tp, cp, dp_cp, ep, edp, pp;
 };
+
+// Layout::distributed_optimizer_instances splits a data-parallel group into that many groups of
+// consecutive members (Megatron-Core parallel_state's intra / inter partial data-parallel groups):
+// `inner` is one of them, `outer` holds one member of each.
+inline Group inner_group(const Group& g, int instances) { return {g.size / std::max(1, instances), g.stride}; }
+inline Group outer_group(const Group& g, int instances) {
+  const int r = std::max(1, instances);
+  return {r, g.stride * (g.size / r)};
+}
 
 Groups place_groups(const Layout& l);
 

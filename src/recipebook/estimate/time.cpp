@@ -442,19 +442,35 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
   const double expert_p = peft ? 0.0 : per_rank_expert;
   const double param_bytes = fp8 && (l.precision == Precision::kFp8Cs || l.precision == Precision::kMxfp8) ? 1.0 : 2.0;
   const double dp_grad_bytes = gradient_bytes(l);  // the gradient buckets DP reduces
+  // Distributed optimizer instances (Layout::distributed_optimizer_instances): the sharded
+  // collectives run inside an instance (`dp_in`, `edp_in`); across the instances (`dp_out`,
+  // `edp_out`) each rank's shard is reduced once per step (Megatron-Core DDP: reduce-scatter inside,
+  // all-reduce across; Megatron-FSDP HSDP with outer "optim": reduce-scatter and, after the step,
+  // all-gather across). One instance: the outer terms are 0.
+  const int instances = std::max(1, l.distributed_optimizer_instances);
+  const Group dp_in = inner_group(groups.dp_cp, instances), dp_out = outer_group(groups.dp_cp, instances);
+  const Group edp_in = inner_group(groups.edp, instances), edp_out = outer_group(groups.edp, instances);
+  const double dense_shard = dense_p / std::max(1, dp_in.size), expert_shard = expert_p / std::max(1, edp_in.size);
   double dp_total = 0.0;
   if (l.fsdp) {
-    dp_total = m * (2.0 * all_gather_s(dense_p * 2.0, groups.dp_cp, links) +
-                    reduce_scatter_s(dense_p * dp_grad_bytes, groups.dp_cp, links) +
-                    2.0 * all_gather_s(expert_p * 2.0, groups.edp, links) +
-                    reduce_scatter_s(expert_p * dp_grad_bytes, groups.edp, links));
-    out.dp_comm_s = std::max(dp_total * (1.0 - eff.overlap), dp_total - eff.overlap * m * worst_total);
+    dp_total = m * (2.0 * all_gather_s(dense_p * 2.0, dp_in, links) +
+                    reduce_scatter_s(dense_p * dp_grad_bytes, dp_in, links) +
+                    2.0 * all_gather_s(expert_p * 2.0, edp_in, links) +
+                    reduce_scatter_s(expert_p * dp_grad_bytes, edp_in, links));
+    const double outer = reduce_scatter_s(dense_shard * dp_grad_bytes, dp_out, links) +
+                         all_gather_s(dense_shard * 2.0, dp_out, links) +
+                         reduce_scatter_s(expert_shard * dp_grad_bytes, edp_out, links) +
+                         all_gather_s(expert_shard * 2.0, edp_out, links);
+    out.dp_comm_s = std::max(dp_total * (1.0 - eff.overlap), dp_total - eff.overlap * m * worst_total) +
+                    std::max(0.0, outer - eff.overlap * worst_total);
   } else {
     if (l.distributed_optimizer) {
-      dp_total = reduce_scatter_s(dense_p * dp_grad_bytes, groups.dp_cp, links) +
-                 all_gather_s(dense_p * param_bytes, groups.dp_cp, links) +
-                 reduce_scatter_s(expert_p * dp_grad_bytes, groups.edp, links) +
-                 all_gather_s(expert_p * param_bytes, groups.edp, links);
+      dp_total = reduce_scatter_s(dense_p * dp_grad_bytes, dp_in, links) +
+                 all_reduce_s(dense_shard * dp_grad_bytes, dp_out, links) +
+                 all_gather_s(dense_p * param_bytes, dp_in, links) +
+                 reduce_scatter_s(expert_p * dp_grad_bytes, edp_in, links) +
+                 all_reduce_s(expert_shard * dp_grad_bytes, edp_out, links) +
+                 all_gather_s(expert_p * param_bytes, edp_in, links);
     } else {
       dp_total = all_reduce_s(dense_p * dp_grad_bytes, groups.dp_cp, links) +
                  all_reduce_s(expert_p * dp_grad_bytes, groups.edp, links);
@@ -464,7 +480,11 @@ TimeBreakdown step_time(const TimeInputs& in, const Layout& l, const StagePlan& 
 
   // Optimizer step over this rank's shard of the state.
   const double shard = (l.distributed_optimizer || l.fsdp) ? 1.0 : 0.0;
-  const double local_state = shard > 0 ? dense_p / (static_cast<double>(l.dp) * l.cp) + expert_p / std::max(1, l.edp())
+  // The distributed optimizer steps one instance's shard; Megatron-FSDP's outer "optim" shards the
+  // state over all of DP.
+  const double step_shard = l.fsdp ? 1.0 : instances;
+  const double local_state = shard > 0 ? dense_p * step_shard / (static_cast<double>(l.dp) * l.cp) +
+                                             expert_p * step_shard / std::max(1, l.edp())
                                        : dense_p + expert_p;
   const bool muon = l.optimizer == Optimizer::kMuon && !peft;
   const double opt_bytes = muon                          ? kOptimizerBytesMuon

@@ -63,6 +63,7 @@ bool check_fine_grained_offload(const RuleContext& ctx, Finding* out);
 // checks_offload.cpp
 bool check_offload_fraction(const RuleContext& ctx, Finding* out);
 bool check_optimizer_offload(const RuleContext& ctx, Finding* out);
+bool check_optimizer_instances(const RuleContext& ctx, Finding* out);  // checks_parallel.cpp
 bool check_offload_host(const RuleContext& ctx, Finding* out);
 bool check_fp8_gpu(const RuleContext& ctx, Finding* out);
 bool check_fp8_bf16_layers(const RuleContext& ctx, Finding* out);

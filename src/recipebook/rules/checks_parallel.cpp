@@ -26,6 +26,33 @@ bool pp_fits(const RuleContext& ctx, int pp) {
 }  // namespace
 
 // Bridge get_data_parallel_size, MCore initialize_model_parallel: world % (TP PP CP) == 0.
+// Megatron-Core parallel_state.py (the intra / inter partial data-parallel groups) splits DP x CP and
+// expert-DP into num_distributed_optimizer_instances groups, so both must divide by it; Megatron-LM
+// arguments.py takes more than one instance only with the distributed optimizer (Megatron-FSDP sets it).
+bool check_optimizer_instances(const RuleContext& ctx, Finding* out) {
+  const Layout& l = ctx.layout;
+  const int r = l.distributed_optimizer_instances;
+  if (r <= 1) return false;
+  const bool sharded = l.fsdp || l.distributed_optimizer;
+  const int64_t dp_cp = ctx.dp * l.cp;
+  const int64_t expert_mp = static_cast<int64_t>(l.etp) * l.ep * l.pp;
+  const int64_t edp = ctx.pm.experts > 0 && expert_mp > 0 && ctx.world % expert_mp == 0 ? ctx.world / expert_mp : 0;
+  const bool dense_ok = ctx.dp <= 0 || dp_cp % r == 0;  // an unknown DP is RB-WORLD-DIVISIBLE's
+  const bool expert_ok = edp <= 0 || edp % r == 0;
+  if (sharded && dense_ok && expert_ok) return false;
+  if (out == nullptr) return true;
+  std::vector<std::string> why;
+  if (!sharded) why.push_back("they shard the optimizer, which is off (no distributed optimizer, no FSDP)");
+  if (!dense_ok) why.push_back("DP x CP = " + str(dp_cp) + " does not divide by " + str(r));
+  if (!expert_ok) why.push_back("expert DP = " + str(edp) + " does not divide by " + str(r));
+  std::vector<int> ok;
+  for (int d : divisors(dp_cp > 0 ? dp_cp : 1))
+    if (edp <= 0 || edp % d == 0) ok.push_back(d);
+  return report(out, str(r) + " distributed optimizer instances: " + join_words(why, "; "),
+                sharded ? "use instances in " + join_set(ok) : "turn the distributed optimizer on, or use 1 instance",
+                "features.settings.num_distributed_optimizer_instances");
+}
+
 bool check_world_divisible(const RuleContext& ctx, Finding* out) {
   const Layout& l = ctx.layout;
   if (ctx.world <= 0 || ctx.model_parallel <= 0 || ctx.world % ctx.model_parallel == 0) return false;

@@ -125,6 +125,7 @@ RuleInput to_input(const Flat& f) {
   l.ep_a2a_overlap = flag("features.ep_a2a_overlap");
   l.tp_comm_overlap = flag("features.tp_comm_overlap");
   l.precision_aware_optimizer = flag("features.precision_aware_optimizer");
+  l.distributed_optimizer_instances = static_cast<int>(num("features.settings.num_distributed_optimizer_instances", 1));
   const int mp = l.tp * l.pp * l.cp;
   l.dp = mp > 0 && in.cluster.gpus % mp == 0 ? in.cluster.gpus / mp : 0;
 

@@ -39,6 +39,8 @@ class In {
   In& mbs(int v) { in_.layout.mbs = v; return *this; }
   In& sp(bool v = true) { in_.layout.sp = v; return *this; }
   In& fsdp(bool v = true) { in_.layout.fsdp = v; return *this; }
+  In& instances(int r) { in_.layout.distributed_optimizer_instances = r; return *this; }
+  In& dist_opt(bool v) { in_.layout.distributed_optimizer = v; return *this; }
   In& seq(int64_t v) { in_.workload.seq = v; return *this; }
   In& gbs(int64_t v) { in_.workload.gbs = v; return *this; }
   In& mode(Mode m) { in_.workload.mode = m; return *this; }

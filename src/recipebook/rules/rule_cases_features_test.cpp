@@ -153,6 +153,13 @@ void add_feature_cases(std::vector<RuleCase>& v) {
   add("RB-OFFLOAD-HOST", kBad, In(llama3_8b(), mi300x(), 8).opt_offload(0.5).done(), "MI300X: no host figures");
   add("RB-OFFLOAD-HOST", kOk, In(llama3_8b(), h100(), 8).opt_offload(0.5).done(), "H100: PCIe Gen5, 2 TB");
 
+  add("RB-OPTIMIZER-INSTANCES", kBad, In(llama3_8b(), h100(), 16).fsdp().instances(3).done(), "HSDP 3 on DP 16");
+  add("RB-OPTIMIZER-INSTANCES", kBad, In(llama3_8b(), h100(), 16).dist_opt(false).instances(2).done(),
+      "2 instances without the distributed optimizer");
+  add("RB-OPTIMIZER-INSTANCES", kOk, In(llama3_8b(), h100(), 16).fsdp().instances(2).done(), "HSDP 2 x 8");
+  add("RB-OPTIMIZER-INSTANCES", kOk, In(llama3_8b(), h100(), 16).instances(2).done(),
+      "partial distributed optimizer, 2 x 8");
+
   add("RB-FP8-GPU", kBad, In(llama3_8b(), a100(), 8).precision(Precision::kFp8Cs).done(), "FP8 on A100");
   add("RB-FP8-GPU", kOk, In(llama3_8b(), a100(), 8).done(), "bf16 on A100");
   add("RB-FP8-GPU", kBad, In(llama3_8b(), h100(), 8).precision(Precision::kMxfp8).done(), "MXFP8 on H100");
