@@ -53,7 +53,11 @@ void print_plan_comparison(const Recommendation& r, std::ostream& out) {
   const PlanComparison& p = r.plan;
   if (p.ran) {
     const std::string diff = p.differences.empty() ? "the same layout" : "differs in " + join(p.differences, ", ") + " (this layout's value first)";
-    const std::string ratio = p.ratio > 0 ? fmt::format("{:.2f}x this layout", p.ratio) : "this layout does not fit";
+    // Below 1: the recipe sets what the search leaves out (a pipeline layout in code, features the
+    // plan keeps fixed) and beats every layout searched.
+    const std::string ratio = p.ratio <= 0  ? "this layout does not fit"
+                              : p.ratio < 1 ? fmt::format("{:.2f}x this layout, which beats every layout searched", p.ratio)
+                                            : fmt::format("{:.2f}x this layout", p.ratio);
     kv(out, "vs plan", fmt::format("the planner's best is {}: {} tokens/s/GPU, {}; {}", layout_summary(p.layout),
                                    grouped(p.estimate.tokens_per_s_per_gpu), ratio, diff));
     if (!p.note.empty()) kv(out, "", p.note);
