@@ -7,27 +7,18 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
-#include <sstream>
 
+#include "cli_support.hpp"   // run_cli
 #include "test_support.hpp"  // TempDir
 #include "recipebook/cmd_launch.hpp"
 
 namespace rb::cli {
 namespace {
 
-struct Out {
-  int rc = -1;
-  std::string out, err;
-};
+using Out = test::CliOut;
 
 Out launch(const LaunchOptions& o, bool json = false) {
-  std::ostringstream out, err;
-  Context ctx{out, err, {}, json, false};
-  Out r;
-  r.rc = run_launch(o, ctx);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
+  return test::run_cli([&](const Context& ctx) { return run_launch(o, ctx); }, json);
 }
 
 // Llama-3-70B on one node of 8 H100 with no model parallelism: 70 B parameters' weights, gradients
