@@ -170,6 +170,24 @@ void read_microbenchmarks(YamlReader& r, const YNode& mb, Hardware& hw) {
       r.error(item, "`" + path + "` needs seq, heads, head_dim and throughput");
     out.attention.push_back(std::move(f));
   });
+  read_items(r, mb, "delta_rule", [&](const YNode& item, const std::string& path) {
+    DeltaRuleFigure f;
+    const std::string pass = r.string(&item, "pass", path).value_or("");
+    if (pass != "fwd" && pass != "bwd") r.error(item, "`" + path + ".pass` must be fwd or bwd, found '" + pass + "'");
+    f.backward = pass == "bwd";
+    f.sequences = r.int32(&item, "sequences", path, 1).value_or(1);
+    f.seq = r.number(&item, "seq", path).value_or(0);
+    f.qk_heads = r.int32(&item, "qk_heads", path, 1).value_or(0);
+    f.v_heads = r.int32(&item, "v_heads", path, 1).value_or(0);
+    f.head_dim = r.int32(&item, "head_dim", path, 1).value_or(0);
+    f.time_s = r.number(&item, "time_ms", path).value_or(0) * 1e-3;
+    f.library = r.string(&item, "library", path).value_or("");
+    f.date = r.string(&item, "date", path, true).value_or("");
+    f.source = r.string(&item, "source", path).value_or("");
+    if (!(f.seq > 0 && f.qk_heads > 0 && f.v_heads > 0 && f.head_dim > 0 && f.time_s > 0))
+      r.error(item, "`" + path + "` needs seq, qk_heads, v_heads, head_dim and time_ms");
+    out.delta_rule.push_back(std::move(f));
+  });
 }
 
 void read_efficiencies(YamlReader& r, const YNode* eff, Hardware& hw) {

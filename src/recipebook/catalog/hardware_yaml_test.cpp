@@ -250,3 +250,38 @@ TEST(HardwareYaml, GroupedGemmFigureNeedsAtLeastOneGroup) {
 
 }  // namespace
 }  // namespace rb
+
+namespace rb {
+namespace {
+
+// GDN delta-rule kernel figures (`delta_rule:`, milliseconds per pass) are read into SI seconds; a
+// pass other than fwd / bwd and a figure without its time are findings.
+TEST(HardwareYaml, DeltaRuleFiguresAreReadInSeconds) {
+  std::string yaml = kMicrobenchGpu;
+  yaml += "  delta_rule:\n"
+          "    - {pass: fwd, seq: 8192, qk_heads: 16, v_heads: 32, head_dim: 128, time_ms: 0.482, date: 2026-07-28, source: f}\n"
+          "    - {pass: bwd, sequences: 2, seq: 4096, qk_heads: 16, v_heads: 32, head_dim: 128, time_ms: 1.5, date: 2026-07-28, source: f}\n";
+  Diagnostics ds;
+  const auto hw = convert(yaml, ds);
+  ASSERT_TRUE(hw) << all(ds);
+  ASSERT_EQ(hw->microbenchmarks.delta_rule.size(), 2u);
+  const DeltaRuleFigure& f = hw->microbenchmarks.delta_rule[0];
+  EXPECT_FALSE(f.backward);
+  EXPECT_EQ(f.sequences, 1);
+  EXPECT_EQ(f.qk_heads, 16);
+  EXPECT_EQ(f.v_heads, 32);
+  EXPECT_DOUBLE_EQ(f.time_s, 0.482e-3);
+  EXPECT_TRUE(hw->microbenchmarks.delta_rule[1].backward);
+  EXPECT_EQ(hw->microbenchmarks.delta_rule[1].sequences, 2);
+
+  std::string bad = kMicrobenchGpu;
+  bad += "  delta_rule:\n"
+         "    - {pass: both, seq: 8192, qk_heads: 16, v_heads: 32, head_dim: 128, date: 2026-07-28, source: f}\n";
+  Diagnostics ds2;
+  (void)convert(bad, ds2);
+  EXPECT_THAT(all(ds2), HasSubstr("delta_rule[0].pass"));
+  EXPECT_THAT(all(ds2), HasSubstr("time_ms"));
+}
+
+}  // namespace
+}  // namespace rb

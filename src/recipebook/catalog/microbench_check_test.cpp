@@ -14,9 +14,10 @@
 #include <string>
 
 #include "recipebook/catalog/catalog.hpp"
-#include "recipebook/estimate/collectives.hpp"
-#include "recipebook/estimate/microbench.hpp"
 #include "recipebook/catalog/test_catalog.hpp"
+#include "recipebook/estimate/collectives.hpp"
+#include "recipebook/estimate/delta_rule.hpp"
+#include "recipebook/estimate/microbench.hpp"
 
 namespace rb {
 namespace {
@@ -122,6 +123,31 @@ TEST(MicrobenchCheck, B200Nvfp4GemmHasItsOwnLowerCurve) {
   EXPECT_LT(fp4->asymptote, 0.8 * bf16->asymptote);
   EXPECT_GT(fp4->half_dim, bf16->half_dim);
   EXPECT_NEAR(*efficiency_prior(*hw, Precision::kNvfp4).gemm, fp4->asymptote, 1e-12);
+}
+
+// GDN's delta rule (FLA's chunk_gated_delta_rule; FlashQLA's benchmark tables): every figure is the
+// rate the time model takes at its own shape, and on the Blackwell GPUs every figure is slower than
+// the scan law the model used before (BF16 peak x eff.attention x 28.7 / 262, time.cpp
+// kScanRelativeRate): FLA's Triton kernels run about as fast on GB200 as on H200 (the same 35B-A3B
+// shape, 1 x 8192 tokens: forward 0.482 against 0.472 ms, backward 1.552 against 1.444 ms).
+TEST(MicrobenchCheck, DeltaRuleFiguresAreTheRatesAtTheirShapes) {
+  int checked = 0;
+  for (const HardwareEntry& e : builtin().hardware()) {
+    const Hardware& hw = e.hardware;
+    const double law = hw.bf16_flops_per_s * hw.eff(Precision::kBf16).attention * 28.7 / 262.0;
+    for (const DeltaRuleFigure& f : hw.microbenchmarks.delta_rule) {
+      const DeltaRuleRate r = delta_rule_rate(hw.microbenchmarks, f.v_heads, f.seq, f.qk_heads);
+      ASSERT_TRUE(r.known()) << hw.name;
+      const double rate = f.backward ? r.bwd_flops_per_s : r.fwd_flops_per_s;
+      EXPECT_DOUBLE_EQ(rate, delta_rule_counted_flops(f) / f.time_s) << hw.name << " " << f.source;
+      // Forward FLOPs per second of the pass; the law's backward takes 2.5 forwards.
+      if (hw.name == "gb200" || hw.name == "b200") {
+        EXPECT_LT(rate, (f.backward ? law / 2.5 : law)) << hw.name << " " << f.source;
+      }
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 3 * 48);  // GB200, B200 (GB200's rows) and H200
 }
 
 }  // namespace

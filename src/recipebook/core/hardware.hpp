@@ -84,12 +84,28 @@ struct AttentionFigure {
   std::string library, date, source;
 };
 
+// One chunked gated-delta-rule (GDN) kernel benchmark: the time of one pass of the kernel Megatron-Core's
+// GatedDeltaNet calls (flash-linear-attention's chunk_gated_delta_rule: forward with its final state, or
+// backward with what it recomputes) over `sequences` packed sequences of `seq` tokens, `qk_heads`
+// query/key heads and `v_heads` value heads of `head_dim` (estimate/delta_rule.hpp).
+struct DeltaRuleFigure {
+  bool backward = false;
+  int sequences = 1;
+  double seq = 0;
+  int qk_heads = 0, v_heads = 0, head_dim = 0;
+  double time_s = 0;
+  std::string library, date, source;
+};
+
 struct Microbenchmarks {
   std::vector<GemmFigure> gemm;
   std::vector<CollectiveFigure> collectives;
   std::vector<EpFigure> ep;
   std::vector<AttentionFigure> attention;
-  [[nodiscard]] bool empty() const { return gemm.empty() && collectives.empty() && ep.empty() && attention.empty(); }
+  std::vector<DeltaRuleFigure> delta_rule;
+  [[nodiscard]] bool empty() const {
+    return gemm.empty() && collectives.empty() && ep.empty() && attention.empty() && delta_rule.empty();
+  }
 };
 
 // The family of a node's host CPU: x86 (Xeon, EPYC) or NVIDIA Grace (Arm Neoverse V2).

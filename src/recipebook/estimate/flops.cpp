@@ -87,7 +87,8 @@ LayerFlops layer_forward_flops(const Model& m, const LayerSpec& spec, double seq
       const double qk = d(g.key_heads) * g.key_dim;
       const double v = d(g.value_heads) * g.value_dim;
       f.gemm = 2.0 * (h * (2.0 * qk + 2.0 * v + 2.0 * g.value_heads) + h * v);
-      f.core_attn = 2.0 * (g.conv_kernel * (2.0 * qk + v) + g.value_heads * d(g.value_dim) * g.value_dim * 4.0);
+      f.delta_rule = 2.0 * g.value_heads * d(g.value_dim) * g.value_dim * 4.0;
+      f.core_attn = 2.0 * g.conv_kernel * (2.0 * qk + v) + f.delta_rule;
       break;
     }
     case MixerKind::kMamba2: {

@@ -40,6 +40,7 @@ struct LayerFlops {
   double gemm = 0;       // dense GEMMs: projections, dense MLP, shared experts
   double expert = 0;     // routed experts (top-k grouped GEMMs)
   double core_attn = 0;  // softmax-attention core, GDN conv + delta rule, Mamba conv + scan
+  double delta_rule = 0;  // the GDN delta rule's part of core_attn (timed from its kernel figures)
   // gemm and expert again, by module: the dense slots sum to gemm, the expert slots to expert.
   GemmSlots by_module{};
   [[nodiscard]] double total() const { return gemm + expert + core_attn; }

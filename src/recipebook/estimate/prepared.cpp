@@ -114,6 +114,7 @@ LayerSums layer_sums(const Model& m, const LayerSpec& param_spec, const LayerSpe
     (windowed ? s.swa_core : s.full_core) = f.core_attn;
   } else {
     s.fixed_core = f.core_attn;
+    s.gdn_delta = f.delta_rule;
   }
 
   const bool has_mixer = param_spec.mixer != MixerKind::kNone;
@@ -147,6 +148,7 @@ void accumulate(LayerSums& a, const LayerSums& b, double scale) {
   a.full_core += scale * b.full_core;
   a.swa_core += scale * b.swa_core;
   a.fixed_core += scale * b.fixed_core;
+  a.gdn_delta += scale * b.gdn_delta;
   a.sub_blocks += scale * b.sub_blocks;
   a.attn_layers += scale * b.attn_layers;
   a.linear_layers += scale * b.linear_layers;

@@ -48,6 +48,7 @@ struct LayerSums {
   double full_core = 0;     // forward core-attention FLOPs per token per token of causal context
   double swa_core = 0;      // the same for sliding-window layers (context from `window`)
   double fixed_core = 0;    // forward FLOPs per token of GDN conv/delta rule and Mamba scan
+  double gdn_delta = 0;     // the GDN delta rule's part of fixed_core (Hardware::microbenchmarks.delta_rule)
   double sub_blocks = 0;    // sub-blocks with TP collectives (mixer, dense MLP, shared experts)
   double attn_layers = 0;   // layers whose mixer is softmax attention or MLA (CP ring exchange)
   double linear_layers = 0; // GDN / Mamba layers (CP all-to-all)

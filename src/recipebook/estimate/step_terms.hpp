@@ -8,6 +8,7 @@
 #include "recipebook/core/hardware.hpp"
 #include "recipebook/core/layout.hpp"
 #include "recipebook/estimate/collectives.hpp"
+#include "recipebook/estimate/delta_rule.hpp"
 #include "recipebook/estimate/fused_kernels.hpp"
 #include "recipebook/estimate/gemm_split.hpp"
 #include "recipebook/estimate/stages.hpp"
@@ -48,6 +49,8 @@ struct StepTerms {
   bool fp8_attn = false;
   AttentionRatio attn_ratio;
   double attn_quant = 0;
+  // GDN's delta rule at the GPU's published kernel rates (estimate/delta_rule.hpp); unknown: the scan law.
+  DeltaRuleRate delta_rule;
 };
 
 }  // namespace rb

@@ -195,6 +195,13 @@ StepTerms step_terms(const TimeInputs& in, const Layout& l, bool comm) {
                                        pm.model.attn.head_dim);
     x.attn_quant = fp8_attention_quant_bytes_per_byte(l.precision);
   }
+  // GDN's delta rule runs head-parallel: TP shards its value heads, and CP's all-to-all hands each rank
+  // whole sequences of 1/CP of the rank's heads.
+  if (pm.model.gdn.value_heads > 0) {
+    const double shards = static_cast<double>(l.tp) * l.cp;
+    x.delta_rule = delta_rule_rate(hw.microbenchmarks, pm.model.gdn.value_heads / shards, static_cast<double>(in.seq),
+                                   pm.model.gdn.key_heads / shards);
+  }
   return x;
 }
 
@@ -232,12 +239,17 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, const LayerSums& hi, 
                                           (x.peak_bf16 * eff.gemm *
                                            dense_gemm_size_factor(tokens, std::min(h, x.vpad / tp), hw.gemm_half_dim))
                                     : 0.0;
+  // GDN's delta rule at its published kernel rates where the GPU has them (each pass its own figure:
+  // FLA's Triton kernels do not follow the BF16 peak, docs/model.md "Time"); else with the scans.
+  const double delta = x.delta_rule.known() ? s.gdn_delta : 0.0;
+  const double delta_fwd = delta > 0 ? tok_tp * delta / x.delta_rule.fwd_flops_per_s : 0.0;
+  const double delta_bwd = delta > 0 ? tok_tp * delta / x.delta_rule.bwd_flops_per_s : 0.0;
   const double core = s.full_core * static_cast<double>(in.seq) / 2.0 + s.swa_core * x.swa_ctx +
-                      s.fixed_core / kScanRelativeRate;
-  double attn_fwd = tok_tp * core / (x.peak_bf16 * eff.attention);
+                      (s.fixed_core - delta) / kScanRelativeRate;
+  double attn_fwd = tok_tp * core / (x.peak_bf16 * eff.attention) + delta_fwd;
   // Frozen base weights (LoRA): forward and dgrad only; the adapters' own GEMMs all three passes.
   t.gemm = x.passes * (gemm_fwd + expert_fwd + head_fwd) + 3.0 * tok_tp * x.adapter_fwd_per_layer * layers / dense_rate;
-  t.attn = kAttnPasses * attn_fwd;
+  t.attn = kAttnPasses * (attn_fwd - delta_fwd) + delta_fwd + delta_bwd;
   // FP8 attention: the softmax attention of the quantized layers (not the scans, not the BF16 layers,
   // which run outside the autocast) at FP8's time per pass against BF16's (fused_kernels.hpp), and
   // the quantization of Q, K, V forward and dO backward (memory-bound).
@@ -329,7 +341,8 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, const LayerSums& hi, 
       const double mixers = s.attn_layers + s.linear_layers;
       const double with_mixer = pm.hybrid || mixers <= 0 ? 0.0 : std::min(1.0, s.moe_layers / mixers);
       const double pre_fwd = with_mixer * (mixer_gemm + attn_fwd) + shared;
-      const double pre_bwd = with_mixer * (2.0 * mixer_gemm + (kAttnPasses - 1.0) * attn_fwd) + 2.0 * shared;
+      const double attn_bwd = (kAttnPasses - 1.0) * (attn_fwd - delta_fwd) + delta_bwd;
+      const double pre_bwd = with_mixer * (2.0 * mixer_gemm + attn_bwd) + 2.0 * shared;
       const double exposed = std::max(0.0, xfer - pre_fwd) + 2.0 * std::max(0.0, xfer - expert_fwd) +
                              std::max(0.0, xfer - pre_bwd);
       const double chunks = static_cast<double>(std::max(1, in.microbatches)) * l.vp;

@@ -205,6 +205,40 @@ TEST(Time, MambaScanRunsSlowerPerCountedFlopThanAttention) {
   EXPECT_NEAR(tb.attention_s - ta.attention_s, at_attention_rate * 262.0 / 28.7, 1e-6 * at_attention_rate * 10);
 }
 
+TEST(Time, GdnDeltaRuleTakesItsPublishedKernelTime) {
+  // With the GPU's delta-rule figures, each GDN layer's delta rule takes the figures' time per pass
+  // at their shape instead of the scan law's: FLA's Triton kernels on GB200 (FlashQLA's
+  // benchmark_results_GB200.txt, one 8192-token sequence, 16 q/k and 32 value heads: forward
+  // 0.482 ms, backward 1.552 ms) against 0.25 + 0.63 ms at the law.
+  Model m = test::qwen35_35b();  // 30 GDN layers of 32 value heads
+  m.mtp_layers = 0;              // (its MTP layer would be timed as a 31st: Megatron's pattern continued)
+  const PreparedModel pm = prepare(m);
+  Hardware hw = test::gb200();
+  Layout l;
+  l.ep = 8;
+  l.dp = 8;
+  const TimeBreakdown law = run(pm, hw, l, 8192, 1);
+  for (const bool bwd : {false, true}) {
+    DeltaRuleFigure f;
+    f.backward = bwd;
+    f.seq = 8192;
+    f.qk_heads = 16;
+    f.v_heads = 32;
+    f.head_dim = 128;
+    f.time_s = bwd ? 1.552e-3 : 0.482e-3;
+    hw.microbenchmarks.delta_rule.push_back(f);
+  }
+  const TimeBreakdown kernel = run(pm, hw, l, 8192, 1);
+  const double delta_flops = 8192.0 * 8.0 * 32 * 128 * 128;  // one layer's delta rule, forward
+  const double law_layer =
+      3.5 * delta_flops / (hw.bf16_flops_per_s * hw.eff(Precision::kBf16).attention) * 262.0 / 28.7;
+  EXPECT_NEAR(kernel.attention_s - law.attention_s, 30.0 * (2.034e-3 - law_layer), 1e-9);
+  EXPECT_GT(kernel.attention_s - law.attention_s, 30.0 * 1.0e-3);  // about 2.3x the law on Blackwell
+  // The GEMMs and everything else are untouched.
+  EXPECT_DOUBLE_EQ(kernel.gemm_s, law.gemm_s);
+  EXPECT_DOUBLE_EQ(kernel.memory_bound_s, law.memory_bound_s);
+}
+
 TEST(Time, TpCommunicationIsExposedUnlessOverlapped) {
   const PreparedModel pm = prepare(test::llama3_70b());
   const Hardware hw = test::h100();
