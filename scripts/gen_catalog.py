@@ -1280,6 +1280,65 @@ INERT_HELPER_SETTINGS = {
 STATIC_READ_WIDTH = 80  # the CSV's `other` values are cut at this many characters
 
 
+# Recipes whose Bridge function starts from a config the static read resolved to another function, by
+# entry point: the settings that config really applies, which replace the record's layout, batch and
+# settings (the CSV's `raw` stays as read). Megatron-Bridge 067f987df:
+# - recipes/nemotronh/nemotron_3_super.py nemotron_3_super_pretrain_config() returns
+#   recipes/nemotronh/h100/nemotron_3_super.py _nemotron_3_super_pretrain_64gpu_h100_bf16_config(): TP 1,
+#   PP 2, CP 1, EP 32, ETP 1, no SP, seq 4096, GBS 1280, MBS 1, moe_token_dispatcher_type "flex" with
+#   moe_flex_dispatcher_backend "hybridep", cuda_graph_impl "none", recompute_granularity "selective"
+#   with recompute_modules [layernorm, moe_act, moe, core_attn] ("full MoE recompute provides the
+#   measured H100 activation headroom"), the precision-aware optimizer, and (from the 16-GPU config it
+#   starts from) mixed_precision.grad_reduce_in_fp32 = False and mtp_num_layers 2.
+#   perf_recipes/nemotronh/h100/nemotronh.py imports that alias (`from
+#   megatron.bridge.recipes.nemotronh.nemotron_3_super import nemotron_3_super_pretrain_config`) for
+#   nemotron_3_super_pretrain_64gpu_h100_bf16_config and adds force-balanced routing and
+#   _benchmark_common (grad_reduce_in_fp32 False); the static read took the name for the
+#   perf_recipes/nemotronh/common.py alias of the 16-GPU config (TP 8, EP 16, seq 8192, TE graphs).
+#   The verification card's `nemotron_3_super_pretrain_config` run is the same config with natural routing.
+#   Not carried: moe_expert_capacity_factor 1.10 with moe_pad_expert_input_to_capacity (no layout field).
+_SUPER_64GPU_H100 = OD([
+    ("source", "Megatron-Bridge recipes/nemotronh/h100/nemotron_3_super.py@067f987df "
+               "_nemotron_3_super_pretrain_64gpu_h100_bf16_config (alias nemotron_3_super_pretrain_config)"),
+    ("workload", OD([("row_tokens", 4096), ("global_batch", 1280)])),
+    ("layout", OD([("tp", 1), ("pp", 2), ("cp", 1), ("ep", 32), ("etp", 1), ("sequence_parallel", False),
+                   ("rows_per_microbatch", 1), ("recompute", OD([("granularity", "selective")])),
+                   ("dispatcher", "flex")])),
+    ("features", OD([("cuda_graph", OD([("impl", "none"), ("scope", [])])),
+                     ("recompute_modules", ["layernorm", "moe_act", "moe", "core_attn"]),
+                     ("flex_backend", "hybridep"), ("precision_aware_optimizer", True),
+                     ("grad_reduce_in_fp32", False), ("mtp_layers", 2)])),
+])
+CODE_BASE_CONFIGS = {
+    "nemotron_3_super_pretrain_64gpu_h100_bf16_config": _SUPER_64GPU_H100,
+    "nemotron_3_super_pretrain_config": _SUPER_64GPU_H100,
+}
+
+
+def apply_code_base(d, entry):
+    """Replace a record's layout, batch and settings by CODE_BASE_CONFIGS[entry], keeping what the
+    record adds on top (force-balanced routing); a note names the source."""
+    base = CODE_BASE_CONFIGS.get(entry)
+    if base is None:
+        return
+    wl = d.setdefault("workload", OD())
+    for k, v in base["workload"].items():
+        wl[k] = v
+    d["workload"] = OD([(k, wl[k]) for k in ("row_tokens", "global_batch", "precision") if k in wl])
+    lay = OD(base["layout"])
+    if not lay.get("sequence_parallel"):
+        lay.pop("sequence_parallel")
+    d["layout"] = lay
+    keep = OD((k, v) for k, v in d.get("features", OD()).items() if k == "force_balance")
+    feats = OD(base["features"])
+    feats.update(keep)
+    d["features"] = feats
+    d.pop("base_recipe", None)
+    d.pop("inherited_from_base", None)
+    note = "Layout, batch and settings from %s." % base["source"]
+    d["notes"] = (d["notes"] + " " + note) if d.get("notes") else note
+
+
 def resolve_layout_helper(pl):
     """`<_get_kimi_k2_pipeline_layout(4, 4)>` -> the helper's layout string, or None."""
     m = re.match(r"^<(\w+)\((\d+),\s*(\d+)\)>$", pl or "")
@@ -1435,6 +1494,7 @@ def recipe_record(row, model_name, hw_docs):
         d["model_source"] = other["model_src"]
     d["raw"] = OD([("precision", row["precision"]), ("cuda_graph", row["cuda_graph"]), ("recompute", row["recompute"]),
                    ("other", row["other"])])
+    apply_code_base(d, entry)
     if entry in KNOWN_ISSUES:
         d["known_issues"] = [OD([("rule", rule), ("note", note)]) for rule, note in KNOWN_ISSUES[entry]]
     return d
@@ -1814,6 +1874,8 @@ def attach_measured(meas_rows, records, resolve_model, models):
         if named:
             d["notes"] = ("The verification card names recipe %s, which is not among the Megatron-Bridge recipes "
                           "in megatron_bridge_recipes.csv." % named.group(1))
+        if named:
+            apply_code_base(d, named.group(1))
         d["measurements"] = [entry]
         made.append(d)
     return made, stats
