@@ -1274,6 +1274,40 @@ HELPER_CALL_LAYOUTS = {
 # muon). A precision variant "[muon]" (DeepSeek-V4-Flash) is the same optimizer.
 MUON_RECIPES = {"kimi_k2_pretrain_512gpu_h100_bf16_config": {"grad_reduce_in_fp32": True}}
 
+# Library recipes that reduce gradients in BF16. Megatron-Bridge's MixedPrecisionConfig.setup()
+# copies its grad_reduce_in_fp32 onto the DDP config (training/mixed_precision.py
+# update_config_with_precision_overrides), so the value a recipe runs is the mixed-precision config's:
+# True for "bf16_mixed" / bf16_mixed() and the other registry recipes (MixedPrecisionConfig default),
+# False only where the recipe (or the function it starts from, or a helper it calls with its cfg) sets
+# `cfg.mixed_precision.grad_reduce_in_fp32 = False`; `cfg.ddp.grad_reduce_in_fp32 = False` alone is
+# overwritten ("it must be set here rather than on cfg.ddp alone", recipes/nemotronh/h100/
+# nemotron_3_super.py). These are the library recipes of megatron_bridge_recipes.csv where it is False at
+# 067f987df, found by walking each recipe function's statements in order through `cfg = base()` and
+# helper calls (Python ast); the other library records keep the library default, True.
+LIBRARY_BF16_GRAD_REDUCE = {
+    "glm52_pretrain_192gpu_gb200_bf16_config",
+    "glm52_pretrain_416gpu_h100_bf16_config",
+    "gpt3_175b_pretrain_32gpu_h100_bf16_config",
+    "llama31_405b_peft_32gpu_h100_bf16_config",
+    "llama31_405b_sft_128gpu_h100_bf16_config",
+    "moonlight_16b_sft_8gpu_h100_bf16_tp1_config",
+    "nemotron_3_nano_pretrain_8gpu_gb200_bf16_config",
+    "nemotron_3_nano_pretrain_8gpu_h100_bf16_config",
+    "nemotron_3_super_pretrain_16gpu_h100_bf16_config",
+    "nemotron_3_super_pretrain_64gpu_gb200_bf16_config",
+    "nemotron_3_super_sft_16gpu_h100_bf16_32k_config",
+    "nemotron_3_super_sft_16gpu_h100_bf16_config",
+    "nemotron_omni_cord_v2_long_context_sft_8gpu_h100_bf16_config",
+    "qwen35_text_9b_pretrain_8gpu_gb200_bf16_config",
+    "qwen35_vl_27b_pretrain_16gpu_gb200_bf16_mock_config",
+    "qwen35_vl_35b_a3b_peft_8gpu_gb200_bf16_functional_config",
+    "qwen35_vl_35b_a3b_pretrain_16gpu_h100_bf16_functional_config",
+    "qwen35_vl_35b_a3b_sft_8gpu_gb200_bf16_functional_config",
+    "qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config",
+    "qwen3_30b_a3b_pretrain_8gpu_gb200_fp8mx_functional_config",
+    "qwen3_8b_pretrain_16gpu_h100_bf16_config",
+}
+
 INERT_HELPER_SETTINGS = {
     "_apply_gpt_oss_20b_common_configs": ("cpu_offload_layers",),
 }
@@ -1422,6 +1456,8 @@ def recipe_record(row, model_name, hw_docs):
     features.update(kernel_features(entry, other.get("helpers", "").split("|")))
     if truthy(other.get("precision_aware_opt")):
         features["precision_aware_optimizer"] = True
+    if kind == "library" and entry in LIBRARY_BF16_GRAD_REDUCE:
+        features["grad_reduce_in_fp32"] = False
     if truthy(other.get("fp8_param_gather")):
         features["fp8_param_gather"] = True
     if other.get("mtp_layers"):
