@@ -1722,6 +1722,22 @@ MEASURED_RUN_SETTINGS.append(dict(
     columns=dict(), overrides=OD([("dispatcher", "flex"), ("flex_backend", "deepep"), ("ep_a2a_overlap", True)]),
     source="Megatron-Bridge scripts/performance/configs/qwen/qwen3_workload_base_configs.py@v0.3.0 "
            "QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1: moe_flex_dispatcher_backend=deepep, moe_a2a_overlap=True"))
+# --- activation offload the runs' releases set ------------------------------------------------------
+# Llama-3.1-405B FP8-CS on 128 GB200 (TP 2, Megatron-FSDP) at 25.09 and 25.11: the release's performance
+# config offloaded the activations of most layers to the CPU, which the recipe record (now TP 4, PP 16)
+# does not. scripts/performance/configs/llama31/llama31_405b_llm_pretrain.yaml@v0.1.0rc3 perf_matrix
+# gb200 fp8_cs: cpu_offloading_num_layers 95; scripts/performance/configs/llama31/workload_base_configs.py
+# @v0.2.0 LLAMA31_405B_GB200_FP8_CS_BASE_CONFIG: cpu_offloading_num_layers=92. Both releases' helpers
+# (scripts/performance/utils/helpers.py) set model.cpu_offloading = True, cpu_offloading_weights = False
+# with that count: activations only.
+for _rel, _n, _src in (("25.09", 95, "scripts/performance/configs/llama31/llama31_405b_llm_pretrain.yaml@v0.1.0rc3 "
+                                     "gb200 fp8_cs: cpu_offloading_num_layers 95"),
+                       ("25.11", 92, "scripts/performance/configs/llama31/workload_base_configs.py@v0.2.0 "
+                                     "LLAMA31_405B_GB200_FP8_CS_BASE_CONFIG: cpu_offloading_num_layers=92")):
+    MEASURED_RUN_SETTINGS.append(dict(
+        model="Llama-3.1-405B", gpu="gb200", precisions=("fp8_cs",), releases=(_rel,), columns=dict(tp="2"),
+        overrides=OD([("cpu_offload_layers", _n)]),
+        source="Megatron-Bridge " + _src + " (utils/helpers.py: cpu_offloading=True, cpu_offloading_weights=False)"))
 # --- end of EP dispatchers ---------------------------------------------------------------------------
 
 
