@@ -1343,9 +1343,38 @@ _SUPER_64GPU_H100 = OD([
                      ("flex_backend", "hybridep"), ("precision_aware_optimizer", True),
                      ("grad_reduce_in_fp32", False), ("mtp_layers", 2)])),
 ])
+# - recipes/nemotronh/h100/nemotron_3_nano.py nemotron_3_5_lightning_pretrain_config() starts from
+#   nemotron_3_nano_pretrain_8gpu_h100_bf16_config() (HybridModelProvider(tensor_model_parallel_size=1,
+#   expert_model_parallel_size=8, expert_tensor_parallel_size=1, ...), which the static read does not see;
+#   seq 8192, MBS 1, flex/HybridEP, cross_entropy_fusion_impl "native", selective recompute,
+#   mixed_precision.grad_reduce_in_fp32 = False) and sets GBS 512, CP 2, recompute_modules
+#   [moe, layernorm, core_attn], TE CUDA graphs over [mamba] and mtp_num_layers 2.
+#   recipes/nemotronh/gb200/nemotron_3_nano.py nemotron_3_5_lightning_pretrain_8k_config() starts from
+#   that and sets MBS 2, CP 1, cross_entropy_fusion_impl "te", no CUDA graphs and no recompute.
+_LIGHTNING_H100 = OD([
+    ("source", "Megatron-Bridge recipes/nemotronh/h100/nemotron_3_nano.py@067f987df "
+               "nemotron_3_5_lightning_pretrain_config (from nemotron_3_nano_pretrain_8gpu_h100_bf16_config)"),
+    ("workload", OD([("row_tokens", 8192), ("global_batch", 512)])),
+    ("layout", OD([("tp", 1), ("pp", 1), ("cp", 2), ("ep", 8), ("etp", 1), ("rows_per_microbatch", 1),
+                   ("recompute", OD([("granularity", "selective")])), ("dispatcher", "flex")])),
+    ("features", OD([("cuda_graph", OD([("impl", "transformer_engine"), ("modules", ["mamba"])])),
+                     ("recompute_modules", ["moe", "layernorm", "core_attn"]), ("flex_backend", "hybridep"),
+                     ("grad_reduce_in_fp32", False), ("mtp_layers", 2), ("cross_entropy_fusion_impl", "native")])),
+])
+_LIGHTNING_8K_GB200 = OD([
+    ("source", "Megatron-Bridge recipes/nemotronh/gb200/nemotron_3_nano.py@067f987df "
+               "nemotron_3_5_lightning_pretrain_8k_config (from nemotron_3_5_lightning_pretrain_config)"),
+    ("workload", OD([("row_tokens", 8192), ("global_batch", 512)])),
+    ("layout", OD([("tp", 1), ("pp", 1), ("cp", 1), ("ep", 8), ("etp", 1), ("rows_per_microbatch", 2),
+                   ("dispatcher", "flex")])),
+    ("features", OD([("cuda_graph", OD([("impl", "none"), ("scope", [])])), ("flex_backend", "hybridep"),
+                     ("grad_reduce_in_fp32", False), ("mtp_layers", 2), ("cross_entropy_fusion_impl", "te")])),
+])
 CODE_BASE_CONFIGS = {
     "nemotron_3_super_pretrain_64gpu_h100_bf16_config": _SUPER_64GPU_H100,
     "nemotron_3_super_pretrain_config": _SUPER_64GPU_H100,
+    "nemotron_3_5_lightning_pretrain_config": _LIGHTNING_H100,
+    "nemotron_3_5_lightning_pretrain_8k_config": _LIGHTNING_8K_GB200,
 }
 
 
@@ -1361,7 +1390,7 @@ def apply_code_base(d, entry):
     d["workload"] = OD([(k, wl[k]) for k in ("row_tokens", "global_batch", "precision") if k in wl])
     lay = OD(base["layout"])
     if not lay.get("sequence_parallel"):
-        lay.pop("sequence_parallel")
+        lay.pop("sequence_parallel", None)
     d["layout"] = lay
     keep = OD((k, v) for k, v in d.get("features", OD()).items() if k == "force_balance")
     feats = OD(base["features"])
