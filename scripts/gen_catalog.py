@@ -1767,6 +1767,21 @@ for _rel, _n, _src in (("25.09", 95, "scripts/performance/configs/llama31/llama3
         model="Llama-3.1-405B", gpu="gb200", precisions=("fp8_cs",), releases=(_rel,), columns=dict(tp="2"),
         overrides=OD([("cpu_offload_layers", _n)]),
         source="Megatron-Bridge " + _src + " (utils/helpers.py: cpu_offloading=True, cpu_offloading_weights=False)"))
+# Nemotron-3-Nano FP8-CS on 16 H100 at 26.02.01-26.06 (EP 8): the workload base config of those releases
+# recomputed more than the recipe does now (perf_recipes/nemotronh/h100/nemotronh.py: EP 16,
+# recompute_modules [layernorm], graphs over [attn, mamba]). scripts/performance/configs/nemotronh/
+# nemotron_3_nano_workload_base_configs.py@v0.3.1 and nemotron_3_workload_base_configs.py@v0.4.0..v0.5.0
+# NEMOTRON_3_NANO_PRETRAIN_CONFIG_H100_FP8_CS_V1: recompute_modules=["moe", "layernorm", "core_attn",
+# "moe_act"], cuda_graph_scope=["mamba"] (TE graphs), EP 8.
+MEASURED_RUN_SETTINGS.append(dict(
+    model="Nemotron-3-Nano-30B-A3B", gpu="h100", precisions=("fp8_cs",),
+    releases=("26.02.01", "26.04", "26.04.01", "26.06"), columns=dict(ep="8"),
+    overrides=OD([("recompute", OD([("granularity", "selective")])),
+                  ("recompute_modules", ["moe", "layernorm", "core_attn", "moe_act"]),
+                  ("cuda_graph", OD([("impl", "transformer_engine"), ("scope", ["mamba"])]))]),
+    source="Megatron-Bridge scripts/performance/configs/nemotronh/nemotron_3_nano_workload_base_configs.py@v0.3.1, "
+           "nemotron_3_workload_base_configs.py@v0.4.0..v0.5.0 NEMOTRON_3_NANO_PRETRAIN_CONFIG_H100_FP8_CS_V1: "
+           "recompute_modules=[moe, layernorm, core_attn, moe_act], cuda_graph_scope=[mamba]"))
 # --- end of EP dispatchers ---------------------------------------------------------------------------
 
 
