@@ -57,11 +57,26 @@ inline std::string layout_text(const Layout& l, int64_t seq) {
   return buf;
 }
 
-inline void print_not_fit(const std::vector<NotFit>& rows) {
+// What stays on the GPU whatever the micro batch and recompute: weights, their copies, gradients,
+// optimizer state, FSDP buffers, CUDA context and NCCL buffers. A layout whose worst rank holds more
+// than the usable memory in these alone cannot fit by any activation setting.
+inline double fixed_bytes(const MemoryBreakdown& mb) {
+  return mb.weights_bytes + mb.quantized_weights_bytes + mb.grads_bytes + mb.optimizer_bytes + mb.fsdp_buffers_bytes +
+         mb.cuda_context_bytes + mb.nccl_buffers_bytes;
+}
+
+// Prints the rows; returns how many hold more than the usable memory in fixed_bytes alone.
+inline int print_not_fit(const std::vector<NotFit>& rows) {
   constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-  for (const NotFit& r : rows)
-    std::printf("  %-78s %6.1f of %5.1f GiB, stage %d: %s [%s]\n", r.label.c_str(), r.worst.peak_bytes / kGiB,
-                r.usable / kGiB, r.worst.stage, largest_parts(r.worst).c_str(), r.layout.c_str());
+  int states_over = 0;
+  for (const NotFit& r : rows) {
+    const bool over = fixed_bytes(r.worst) > r.usable;
+    states_over += over ? 1 : 0;
+    std::printf("  %-78s %6.1f of %5.1f GiB, stage %d: %s [%s]%s\n", r.label.c_str(), r.worst.peak_bytes / kGiB,
+                r.usable / kGiB, r.worst.stage, largest_parts(r.worst).c_str(), r.layout.c_str(),
+                over ? " states alone over" : "");
+  }
+  return states_over;
 }
 
 // Every catalog measurement with the layout it measured. Returns the number predicted not to fit.
@@ -104,7 +119,9 @@ inline int catalog_runs(const Catalog& cat) {
       "estimable (no architecture, GPU figures or dividing layout)\n",
       runs, skipped);
   std::printf("runs that ran predicted not to fit: %zu\n", over.size());
-  print_not_fit(over);
+  const int states_over = print_not_fit(over);
+  std::printf("  (%d of them hold more than the usable memory in weights, gradients and optimizer state alone)\n",
+              states_over);
   return static_cast<int>(over.size());
 }
 
@@ -153,7 +170,14 @@ inline int bridge_recipes(const Catalog& cat, bool verbose) {
       estimated["library"], estimated["performance"], refused, skipped);
   std::printf("Bridge recipes predicted not to fit: %zu (library %d, performance %d)%s\n", over.size(),
               not_fit["library"], not_fit["performance"], verbose ? "" : "; --verbose lists them");
-  if (verbose) print_not_fit(over);
+  int states_over = 0;
+  if (verbose) {
+    states_over = print_not_fit(over);
+  } else {
+    for (const NotFit& r : over) states_over += fixed_bytes(r.worst) > r.usable ? 1 : 0;
+  }
+  std::printf("  (%d of them hold more than the usable memory in weights, gradients and optimizer state alone)\n",
+              states_over);
   return static_cast<int>(over.size());
 }
 
