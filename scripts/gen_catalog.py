@@ -1782,6 +1782,29 @@ MEASURED_RUN_SETTINGS.append(dict(
     source="Megatron-Bridge scripts/performance/configs/nemotronh/nemotron_3_nano_workload_base_configs.py@v0.3.1, "
            "nemotron_3_workload_base_configs.py@v0.4.0..v0.5.0 NEMOTRON_3_NANO_PRETRAIN_CONFIG_H100_FP8_CS_V1: "
            "recompute_modules=[moe, layernorm, core_attn, moe_act], cuda_graph_scope=[mamba]"))
+# --- micro batches the runs' releases set where the published column disagrees ---------------------
+# Llama-3-70B MXFP8 on 64 GB200 at 25.09 and 25.11: published MBS 2, but with GA 16 (also published:
+# 128 / DP 8 / 16 = MBS 1), and both releases' configs run MBS 1: scripts/performance/configs/llama3/
+# llama3_70b_llm_pretrain.yaml@v0.1.0rc3 perf_matrix gb200 fp8_mx (mbs 1, TP 2, PP 4, VP 5) and
+# workload_base_configs.py@v0.2.0 LLAMA3_70B_GB200_FP8_MX_BASE_CONFIG (WorkloadBaseConfig default
+# micro_batch_size=1, utils/utils.py).
+for _rel, _src in (("25.09", "scripts/performance/configs/llama3/llama3_70b_llm_pretrain.yaml@v0.1.0rc3 "
+                             "gb200 fp8_mx: mbs 1"),
+                   ("25.11", "scripts/performance/configs/llama3/workload_base_configs.py@v0.2.0 "
+                             "LLAMA3_70B_GB200_FP8_MX_BASE_CONFIG: micro_batch_size unset (1)")):
+    MEASURED_RUN_SETTINGS.append(dict(
+        model="Llama-3-70B", gpu="gb200", precisions=("mxfp8",), releases=(_rel,), columns=dict(mbs="2", tp="2"),
+        overrides=OD([("rows_per_microbatch", 1)]),
+        source="Megatron-Bridge " + _src + " (the published GA 16 is MBS 1 too)"))
+# GPT-OSS-120B BF16 on 64 H100 at 25.11: published MBS 4 (GA 2, which fits neither); the release's
+# config runs MBS 1: scripts/performance/configs/gpt_oss/workload_base_configs.py@v0.2.0
+# GPT_OSS_120B_H100_BF16_BASE_CONFIG = BASE_GPT_OSS_120B_CONFIG (micro_batch_size=1) with PP 4 and
+# recompute_modules [layernorm, moe_act]; MBS 4 is the B200/GB200/GB300 configs'.
+MEASURED_RUN_SETTINGS.append(dict(
+    model="gpt-oss-120b", gpu="h100", precisions=("bf16",), releases=("25.11",), columns=dict(mbs="4"),
+    overrides=OD([("rows_per_microbatch", 1)]),
+    source="Megatron-Bridge scripts/performance/configs/gpt_oss/workload_base_configs.py@v0.2.0 "
+           "GPT_OSS_120B_H100_BF16_BASE_CONFIG: BASE_GPT_OSS_120B_CONFIG micro_batch_size=1"))
 # --- end of EP dispatchers ---------------------------------------------------------------------------
 
 
