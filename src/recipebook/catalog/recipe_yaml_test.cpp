@@ -309,11 +309,12 @@ TEST(RecipeYaml, MeasurementLayoutOverrides) {
 // the schema; the run was estimated at the published micro batch).
 TEST(RecipeYaml, MeasurementMicroBatchOverride) {
   Diagnostics ds;
-  auto r = convert("layout: {tp: 2, pp: 4, cp: 1}\n"
-                   "measurements:\n"
-                   "  - {release: '25.09', current: true, gpus: 64, mbs: 2, precision: MXFP8, tokens_per_s_per_gpu: 1,\n"
-                   "     layout_overrides: {rows_per_microbatch: 1, source: s}}\n",
-                   ds);
+  auto r = convert(
+      "layout: {tp: 2, pp: 4, cp: 1}\n"
+      "measurements:\n"
+      "  - {release: '25.09', current: true, gpus: 64, mbs: 2, precision: MXFP8, tokens_per_s_per_gpu: 1,\n"
+      "     layout_overrides: {rows_per_microbatch: 1, source: s}}\n",
+      ds);
   ASSERT_TRUE(r) << all(ds);
   ASSERT_EQ(r->measurements.size(), 1u);
   EXPECT_EQ(r->measurements[0].mbs, 2);
