@@ -5,6 +5,8 @@
 // against the measured max allocated, per row and as MAPE; for an out-of-memory row: whether the
 // estimator says the layout does not fit (the worst rank's device peak over the GPU's memory less the
 // CLI's default 2 GiB headroom). The rows are a held-out check: nothing in the estimator is chosen on them.
+// Then a second view (catalog_fit.hpp): the catalog's runs that ran and the Megatron-Bridge recipes,
+// counted and listed where they are predicted not to fit (--verbose also lists the recipes).
 //   cmake --build build/ci --target bench_memory_peaks && build/ci/bench/bench_memory_peaks [--verbose]
 // Exit 1 when a row cannot be estimated (a CSV or catalog error).
 #include <algorithm>
@@ -17,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "catalog_fit.hpp"
 #include "recipebook/catalog/catalog.hpp"
 #include "recipebook/core/layout.hpp"
 #include "recipebook/core/pipeline_layout.hpp"
@@ -325,5 +328,7 @@ int main(int argc, char** argv) {
   }
   std::printf("out-of-memory rows: %d, predicted not to fit: %d\n", oom_rows, oom_caught);
   std::printf("(* = world size inferred from the measured post-step allocation; see the CSV header)\n");
+  rb::bench::catalog_runs(*cat);
+  rb::bench::bridge_recipes(*cat, verbose);
   return failed > 0 ? 1 : 0;
 }

@@ -1285,10 +1285,132 @@ HELPER_CALL_LAYOUTS = {
 # muon). A precision variant "[muon]" (DeepSeek-V4-Flash) is the same optimizer.
 MUON_RECIPES = {"kimi_k2_pretrain_512gpu_h100_bf16_config": {"grad_reduce_in_fp32": True}}
 
+# Library recipes that reduce gradients in BF16. Megatron-Bridge's MixedPrecisionConfig.setup()
+# copies its grad_reduce_in_fp32 onto the DDP config (training/mixed_precision.py
+# update_config_with_precision_overrides), so the value a recipe runs is the mixed-precision config's:
+# True for "bf16_mixed" / bf16_mixed() and the other registry recipes (MixedPrecisionConfig default),
+# False only where the recipe (or the function it starts from, or a helper it calls with its cfg) sets
+# `cfg.mixed_precision.grad_reduce_in_fp32 = False`; `cfg.ddp.grad_reduce_in_fp32 = False` alone is
+# overwritten ("it must be set here rather than on cfg.ddp alone", recipes/nemotronh/h100/
+# nemotron_3_super.py). These are the library recipes of megatron_bridge_recipes.csv where it is False at
+# 067f987df, found by walking each recipe function's statements in order through `cfg = base()` and
+# helper calls (Python ast); the other library records keep the library default, True.
+LIBRARY_BF16_GRAD_REDUCE = {
+    "glm52_pretrain_192gpu_gb200_bf16_config",
+    "glm52_pretrain_416gpu_h100_bf16_config",
+    "gpt3_175b_pretrain_32gpu_h100_bf16_config",
+    "llama31_405b_peft_32gpu_h100_bf16_config",
+    "llama31_405b_sft_128gpu_h100_bf16_config",
+    "moonlight_16b_sft_8gpu_h100_bf16_tp1_config",
+    "nemotron_3_nano_pretrain_8gpu_gb200_bf16_config",
+    "nemotron_3_nano_pretrain_8gpu_h100_bf16_config",
+    "nemotron_3_super_pretrain_16gpu_h100_bf16_config",
+    "nemotron_3_super_pretrain_64gpu_gb200_bf16_config",
+    "nemotron_3_super_sft_16gpu_h100_bf16_32k_config",
+    "nemotron_3_super_sft_16gpu_h100_bf16_config",
+    "nemotron_omni_cord_v2_long_context_sft_8gpu_h100_bf16_config",
+    "qwen35_text_9b_pretrain_8gpu_gb200_bf16_config",
+    "qwen35_vl_27b_pretrain_16gpu_gb200_bf16_mock_config",
+    "qwen35_vl_35b_a3b_peft_8gpu_gb200_bf16_functional_config",
+    "qwen35_vl_35b_a3b_pretrain_16gpu_h100_bf16_functional_config",
+    "qwen35_vl_35b_a3b_sft_8gpu_gb200_bf16_functional_config",
+    "qwen3_30b_a3b_pretrain_16gpu_h100_bf16_config",
+    "qwen3_30b_a3b_pretrain_8gpu_gb200_fp8mx_functional_config",
+    "qwen3_8b_pretrain_16gpu_h100_bf16_config",
+}
+
 INERT_HELPER_SETTINGS = {
     "_apply_gpt_oss_20b_common_configs": ("cpu_offload_layers",),
 }
 STATIC_READ_WIDTH = 80  # the CSV's `other` values are cut at this many characters
+
+
+# Recipes whose Bridge function starts from a config the static read resolved to another function, by
+# entry point: the settings that config really applies, which replace the record's layout, batch and
+# settings (the CSV's `raw` stays as read). Megatron-Bridge 067f987df:
+# - recipes/nemotronh/nemotron_3_super.py nemotron_3_super_pretrain_config() returns
+#   recipes/nemotronh/h100/nemotron_3_super.py _nemotron_3_super_pretrain_64gpu_h100_bf16_config(): TP 1,
+#   PP 2, CP 1, EP 32, ETP 1, no SP, seq 4096, GBS 1280, MBS 1, moe_token_dispatcher_type "flex" with
+#   moe_flex_dispatcher_backend "hybridep", cuda_graph_impl "none", recompute_granularity "selective"
+#   with recompute_modules [layernorm, moe_act, moe, core_attn] ("full MoE recompute provides the
+#   measured H100 activation headroom"), the precision-aware optimizer, and (from the 16-GPU config it
+#   starts from) mixed_precision.grad_reduce_in_fp32 = False and mtp_num_layers 2.
+#   perf_recipes/nemotronh/h100/nemotronh.py imports that alias (`from
+#   megatron.bridge.recipes.nemotronh.nemotron_3_super import nemotron_3_super_pretrain_config`) for
+#   nemotron_3_super_pretrain_64gpu_h100_bf16_config and adds force-balanced routing and
+#   _benchmark_common (grad_reduce_in_fp32 False); the static read took the name for the
+#   perf_recipes/nemotronh/common.py alias of the 16-GPU config (TP 8, EP 16, seq 8192, TE graphs).
+#   The verification card's `nemotron_3_super_pretrain_config` run is the same config with natural routing.
+#   Not carried: moe_expert_capacity_factor 1.10 with moe_pad_expert_input_to_capacity (no layout field).
+_SUPER_64GPU_H100 = OD([
+    ("source", "Megatron-Bridge recipes/nemotronh/h100/nemotron_3_super.py@067f987df "
+               "_nemotron_3_super_pretrain_64gpu_h100_bf16_config (alias nemotron_3_super_pretrain_config)"),
+    ("workload", OD([("row_tokens", 4096), ("global_batch", 1280)])),
+    ("layout", OD([("tp", 1), ("pp", 2), ("cp", 1), ("ep", 32), ("etp", 1), ("sequence_parallel", False),
+                   ("rows_per_microbatch", 1), ("recompute", OD([("granularity", "selective")])),
+                   ("dispatcher", "flex")])),
+    ("features", OD([("cuda_graph", OD([("impl", "none"), ("scope", [])])),
+                     ("recompute_modules", ["layernorm", "moe_act", "moe", "core_attn"]),
+                     ("flex_backend", "hybridep"), ("precision_aware_optimizer", True),
+                     ("grad_reduce_in_fp32", False), ("mtp_layers", 2)])),
+])
+# - recipes/nemotronh/h100/nemotron_3_nano.py nemotron_3_5_lightning_pretrain_config() starts from
+#   nemotron_3_nano_pretrain_8gpu_h100_bf16_config() (HybridModelProvider(tensor_model_parallel_size=1,
+#   expert_model_parallel_size=8, expert_tensor_parallel_size=1, ...), which the static read does not see;
+#   seq 8192, MBS 1, flex/HybridEP, cross_entropy_fusion_impl "native", selective recompute,
+#   mixed_precision.grad_reduce_in_fp32 = False) and sets GBS 512, CP 2, recompute_modules
+#   [moe, layernorm, core_attn], TE CUDA graphs over [mamba] and mtp_num_layers 2.
+#   recipes/nemotronh/gb200/nemotron_3_nano.py nemotron_3_5_lightning_pretrain_8k_config() starts from
+#   that and sets MBS 2, CP 1, cross_entropy_fusion_impl "te", no CUDA graphs and no recompute.
+_LIGHTNING_H100 = OD([
+    ("source", "Megatron-Bridge recipes/nemotronh/h100/nemotron_3_nano.py@067f987df "
+               "nemotron_3_5_lightning_pretrain_config (from nemotron_3_nano_pretrain_8gpu_h100_bf16_config)"),
+    ("workload", OD([("row_tokens", 8192), ("global_batch", 512)])),
+    ("layout", OD([("tp", 1), ("pp", 1), ("cp", 2), ("ep", 8), ("etp", 1), ("rows_per_microbatch", 1),
+                   ("recompute", OD([("granularity", "selective")])), ("dispatcher", "flex")])),
+    ("features", OD([("cuda_graph", OD([("impl", "transformer_engine"), ("modules", ["mamba"])])),
+                     ("recompute_modules", ["moe", "layernorm", "core_attn"]), ("flex_backend", "hybridep"),
+                     ("grad_reduce_in_fp32", False), ("mtp_layers", 2), ("cross_entropy_fusion_impl", "native")])),
+])
+_LIGHTNING_8K_GB200 = OD([
+    ("source", "Megatron-Bridge recipes/nemotronh/gb200/nemotron_3_nano.py@067f987df "
+               "nemotron_3_5_lightning_pretrain_8k_config (from nemotron_3_5_lightning_pretrain_config)"),
+    ("workload", OD([("row_tokens", 8192), ("global_batch", 512)])),
+    ("layout", OD([("tp", 1), ("pp", 1), ("cp", 1), ("ep", 8), ("etp", 1), ("rows_per_microbatch", 2),
+                   ("dispatcher", "flex")])),
+    ("features", OD([("cuda_graph", OD([("impl", "none"), ("scope", [])])), ("flex_backend", "hybridep"),
+                     ("grad_reduce_in_fp32", False), ("mtp_layers", 2), ("cross_entropy_fusion_impl", "te")])),
+])
+CODE_BASE_CONFIGS = {
+    "nemotron_3_super_pretrain_64gpu_h100_bf16_config": _SUPER_64GPU_H100,
+    "nemotron_3_super_pretrain_config": _SUPER_64GPU_H100,
+    "nemotron_3_5_lightning_pretrain_config": _LIGHTNING_H100,
+    "nemotron_3_5_lightning_pretrain_8k_config": _LIGHTNING_8K_GB200,
+}
+
+
+def apply_code_base(d, entry):
+    """Replace a record's layout, batch and settings by CODE_BASE_CONFIGS[entry], keeping what the
+    record adds on top (force-balanced routing); a note names the source."""
+    base = CODE_BASE_CONFIGS.get(entry)
+    if base is None:
+        return
+    wl = d.setdefault("workload", OD())
+    for k, v in base["workload"].items():
+        wl[k] = v
+    d["workload"] = OD([(k, wl[k]) for k in ("row_tokens", "global_batch", "precision") if k in wl])
+    lay = OD(base["layout"])
+    if not lay.get("sequence_parallel"):
+        lay.pop("sequence_parallel", None)
+    d["layout"] = lay
+    keep = OD((k, v) for k, v in d.get("features", OD()).items() if k == "force_balance")
+    feats = OD(base["features"])
+    feats.update(keep)
+    d["features"] = feats
+    d.pop("base_recipe", None)
+    d.pop("inherited_from_base", None)
+    note = "Layout, batch and settings from %s." % base["source"]
+    d["notes"] = (d["notes"] + " " + note) if d.get("notes") else note
 
 
 def resolve_layout_helper(pl):
@@ -1374,6 +1496,8 @@ def recipe_record(row, model_name, hw_docs):
     features.update(kernel_features(entry, other.get("helpers", "").split("|")))
     if truthy(other.get("precision_aware_opt")):
         features["precision_aware_optimizer"] = True
+    if kind == "library" and entry in LIBRARY_BF16_GRAD_REDUCE:
+        features["grad_reduce_in_fp32"] = False
     if truthy(other.get("fp8_param_gather")):
         features["fp8_param_gather"] = True
     if other.get("mtp_layers"):
@@ -1448,6 +1572,7 @@ def recipe_record(row, model_name, hw_docs):
         d["model_source"] = other["model_src"]
     d["raw"] = OD([("precision", row["precision"]), ("cuda_graph", row["cuda_graph"]), ("recompute", row["recompute"]),
                    ("other", row["other"])])
+    apply_code_base(d, entry)
     if entry in KNOWN_ISSUES:
         d["known_issues"] = [OD([("rule", rule), ("note", note)]) for rule, note in KNOWN_ISSUES[entry]]
     return d
@@ -1639,6 +1764,60 @@ MEASURED_RUN_SETTINGS.append(dict(
     columns=dict(), overrides=OD([("dispatcher", "flex"), ("flex_backend", "deepep"), ("ep_a2a_overlap", True)]),
     source="Megatron-Bridge scripts/performance/configs/qwen/qwen3_workload_base_configs.py@v0.3.0 "
            "QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1: moe_flex_dispatcher_backend=deepep, moe_a2a_overlap=True"))
+# --- activation offload the runs' releases set ------------------------------------------------------
+# Llama-3.1-405B FP8-CS on 128 GB200 (TP 2, Megatron-FSDP) at 25.09 and 25.11: the release's performance
+# config offloaded the activations of most layers to the CPU, which the recipe record (now TP 4, PP 16)
+# does not. scripts/performance/configs/llama31/llama31_405b_llm_pretrain.yaml@v0.1.0rc3 perf_matrix
+# gb200 fp8_cs: cpu_offloading_num_layers 95; scripts/performance/configs/llama31/workload_base_configs.py
+# @v0.2.0 LLAMA31_405B_GB200_FP8_CS_BASE_CONFIG: cpu_offloading_num_layers=92. Both releases' helpers
+# (scripts/performance/utils/helpers.py) set model.cpu_offloading = True, cpu_offloading_weights = False
+# with that count: activations only.
+for _rel, _n, _src in (("25.09", 95, "scripts/performance/configs/llama31/llama31_405b_llm_pretrain.yaml@v0.1.0rc3 "
+                                     "gb200 fp8_cs: cpu_offloading_num_layers 95"),
+                       ("25.11", 92, "scripts/performance/configs/llama31/workload_base_configs.py@v0.2.0 "
+                                     "LLAMA31_405B_GB200_FP8_CS_BASE_CONFIG: cpu_offloading_num_layers=92")):
+    MEASURED_RUN_SETTINGS.append(dict(
+        model="Llama-3.1-405B", gpu="gb200", precisions=("fp8_cs",), releases=(_rel,), columns=dict(tp="2"),
+        overrides=OD([("cpu_offload_layers", _n)]),
+        source="Megatron-Bridge " + _src + " (utils/helpers.py: cpu_offloading=True, cpu_offloading_weights=False)"))
+# Nemotron-3-Nano FP8-CS on 16 H100 at 26.02.01-26.06 (EP 8): the workload base config of those releases
+# recomputed more than the recipe does now (perf_recipes/nemotronh/h100/nemotronh.py: EP 16,
+# recompute_modules [layernorm], graphs over [attn, mamba]). scripts/performance/configs/nemotronh/
+# nemotron_3_nano_workload_base_configs.py@v0.3.1 and nemotron_3_workload_base_configs.py@v0.4.0..v0.5.0
+# NEMOTRON_3_NANO_PRETRAIN_CONFIG_H100_FP8_CS_V1: recompute_modules=["moe", "layernorm", "core_attn",
+# "moe_act"], cuda_graph_scope=["mamba"] (TE graphs), EP 8.
+MEASURED_RUN_SETTINGS.append(dict(
+    model="Nemotron-3-Nano-30B-A3B", gpu="h100", precisions=("fp8_cs",),
+    releases=("26.02.01", "26.04", "26.04.01", "26.06"), columns=dict(ep="8"),
+    overrides=OD([("recompute", OD([("granularity", "selective")])),
+                  ("recompute_modules", ["moe", "layernorm", "core_attn", "moe_act"]),
+                  ("cuda_graph", OD([("impl", "transformer_engine"), ("scope", ["mamba"])]))]),
+    source="Megatron-Bridge scripts/performance/configs/nemotronh/nemotron_3_nano_workload_base_configs.py@v0.3.1, "
+           "nemotron_3_workload_base_configs.py@v0.4.0..v0.5.0 NEMOTRON_3_NANO_PRETRAIN_CONFIG_H100_FP8_CS_V1: "
+           "recompute_modules=[moe, layernorm, core_attn, moe_act], cuda_graph_scope=[mamba]"))
+# --- micro batches the runs' releases set where the published column disagrees ---------------------
+# Llama-3-70B MXFP8 on 64 GB200 at 25.09 and 25.11: published MBS 2, but with GA 16 (also published:
+# 128 / DP 8 / 16 = MBS 1), and both releases' configs run MBS 1: scripts/performance/configs/llama3/
+# llama3_70b_llm_pretrain.yaml@v0.1.0rc3 perf_matrix gb200 fp8_mx (mbs 1, TP 2, PP 4, VP 5) and
+# workload_base_configs.py@v0.2.0 LLAMA3_70B_GB200_FP8_MX_BASE_CONFIG (WorkloadBaseConfig default
+# micro_batch_size=1, utils/utils.py).
+for _rel, _src in (("25.09", "scripts/performance/configs/llama3/llama3_70b_llm_pretrain.yaml@v0.1.0rc3 "
+                             "gb200 fp8_mx: mbs 1"),
+                   ("25.11", "scripts/performance/configs/llama3/workload_base_configs.py@v0.2.0 "
+                             "LLAMA3_70B_GB200_FP8_MX_BASE_CONFIG: micro_batch_size unset (1)")):
+    MEASURED_RUN_SETTINGS.append(dict(
+        model="Llama-3-70B", gpu="gb200", precisions=("mxfp8",), releases=(_rel,), columns=dict(mbs="2", tp="2"),
+        overrides=OD([("rows_per_microbatch", 1)]),
+        source="Megatron-Bridge " + _src + " (the published GA 16 is MBS 1 too)"))
+# GPT-OSS-120B BF16 on 64 H100 at 25.11: published MBS 4 (GA 2, which fits neither); the release's
+# config runs MBS 1: scripts/performance/configs/gpt_oss/workload_base_configs.py@v0.2.0
+# GPT_OSS_120B_H100_BF16_BASE_CONFIG = BASE_GPT_OSS_120B_CONFIG (micro_batch_size=1) with PP 4 and
+# recompute_modules [layernorm, moe_act]; MBS 4 is the B200/GB200/GB300 configs'.
+MEASURED_RUN_SETTINGS.append(dict(
+    model="gpt-oss-120b", gpu="h100", precisions=("bf16",), releases=("25.11",), columns=dict(mbs="4"),
+    overrides=OD([("rows_per_microbatch", 1)]),
+    source="Megatron-Bridge scripts/performance/configs/gpt_oss/workload_base_configs.py@v0.2.0 "
+           "GPT_OSS_120B_H100_BF16_BASE_CONFIG: BASE_GPT_OSS_120B_CONFIG micro_batch_size=1"))
 # --- end of EP dispatchers ---------------------------------------------------------------------------
 
 
@@ -1827,6 +2006,8 @@ def attach_measured(meas_rows, records, resolve_model, models):
         if named:
             d["notes"] = ("The verification card names recipe %s, which is not among the Megatron-Bridge recipes "
                           "in megatron_bridge_recipes.csv." % named.group(1))
+        if named:
+            apply_code_base(d, named.group(1))
         d["measurements"] = [entry]
         made.append(d)
     return made, stats

@@ -30,6 +30,7 @@ void apply_overrides(const Measurement::LayoutOverrides& o, Layout& l) {
   if (o.ep_a2a_overlap) l.ep_a2a_overlap = *o.ep_a2a_overlap;
   if (o.fused_grouped_mlp) l.fused_grouped_mlp = *o.fused_grouped_mlp;
   if (o.fp8_attention) l.fp8_attention = *o.fp8_attention;
+  if (o.mbs && *o.mbs > 0) l.mbs = *o.mbs;
 }
 
 }  // namespace

@@ -160,6 +160,18 @@ TEST(MeasuredPoints, RunsUseTheirOwnRecompute) {
   EXPECT_EQ(newer->recompute, Recompute::kNone);
 }
 
+// A run is estimated at the micro batch its release's config set where the published column
+// disagrees: Llama-3-70B 64 x GB200 MXFP8 at 25.09 is published with MBS 2 and GA 16 (= MBS 1 at
+// DP 8), and llama3_70b_llm_pretrain.yaml@v0.1.0rc3 runs MBS 1 (`layout_overrides.rows_per_microbatch`).
+// Before: estimated at MBS 2 and predicted not to fit (212 of 184 GiB).
+TEST(MeasuredPoints, RunsUseTheMicroBatchTheirReleaseRan) {
+  const auto r = record_with_model("llama3_70b_pretrain_64gpu_gb200_fp8mx_config");
+  ASSERT_TRUE(r);
+  const auto run = run_layout(*r, "25.09", true);
+  ASSERT_TRUE(run);
+  EXPECT_EQ(run->mbs, 1);
+}
+
 // A run is estimated with the dispatcher its release ran: DeepSeek-V3 256 x B200 MXFP8 at 26.04.01
 // ran DEEPSEEK_V3_PRETRAIN_CONFIG_B200_FP8_MX_V2 (moe_flex_dispatcher_backend="deepep", applied by
 // set_workload_base_configs); the record reads `dispatcher: alltoall` beside `flex_backend: deepep`.

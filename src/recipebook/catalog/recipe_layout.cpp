@@ -390,6 +390,7 @@ Measurement::LayoutOverrides read_layout_overrides(YamlReader& r, const YNode* m
     o.cuda_graph_scope = graphs.cuda_graph_scope;
   }
   o.ep_a2a_overlap = r.boolean(lo, "ep_a2a_overlap", p);
+  o.mbs = r.int32(lo, "rows_per_microbatch", p);
   // The run's token dispatcher, spelled as a record's `layout.dispatcher` with `features.flex_backend`
   // (flex without a backend is DeepEP, as there). It wins over release_dispatcher's rule
   // (apply_release_dispatchers fills only an unset one): the run's script chose it.

@@ -302,6 +302,23 @@ TEST(RecipeYaml, MeasurementLayoutOverrides) {
   EXPECT_FALSE(r->measurements[1].overrides.recompute_modules.has_value());
   EXPECT_FALSE(o.cuda_graph.has_value());
   EXPECT_FALSE(o.ep_a2a_overlap.has_value());
+  EXPECT_FALSE(o.mbs.has_value());
+}
+
+// The micro batch a run's release config set where the published column disagrees (before: not in
+// the schema; the run was estimated at the published micro batch).
+TEST(RecipeYaml, MeasurementMicroBatchOverride) {
+  Diagnostics ds;
+  auto r = convert(
+      "layout: {tp: 2, pp: 4, cp: 1}\n"
+      "measurements:\n"
+      "  - {release: '25.09', current: true, gpus: 64, mbs: 2, precision: MXFP8, tokens_per_s_per_gpu: 1,\n"
+      "     layout_overrides: {rows_per_microbatch: 1, source: s}}\n",
+      ds);
+  ASSERT_TRUE(r) << all(ds);
+  ASSERT_EQ(r->measurements.size(), 1u);
+  EXPECT_EQ(r->measurements[0].mbs, 2);
+  EXPECT_EQ(r->measurements[0].overrides.mbs, 1);
 }
 
 // A measurement's CUDA graphs and EP overlap (before: not in the schema, the run was estimated with

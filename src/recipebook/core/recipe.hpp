@@ -59,6 +59,9 @@ struct Measurement {
     std::optional<CudaGraph> cuda_graph;          // with cuda_graph_scope: the run's CUDA graphs
     std::optional<uint32_t> cuda_graph_scope;
     std::optional<bool> ep_a2a_overlap;           // overlap_moe_expert_parallel_comm of the run
+    // The micro batch the run's release config set where the published column disagrees with it
+    // (`rows_per_microbatch`); wins over the measurement's published `mbs`.
+    std::optional<int> mbs;
     std::optional<bool> fused_grouped_mlp;        // use_transformer_engine_op_fuser (TE fused grouped MLP)
     std::optional<bool> fp8_attention;            // fp8_dot_product_attention of the run
   } overrides;

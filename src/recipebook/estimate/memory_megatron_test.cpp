@@ -1,11 +1,13 @@
 // Memory terms that the measured Megatron peaks (bench/memory_peaks.cpp) showed missing, each checked
 // against the code or paper it comes from: the fp32 softmax of Megatron-Core's cross entropy, the
-// hidden-dropout masks of Korthikanti et al. 2022 Table 2, the MTP rank's own word embedding.
+// hidden-dropout masks of Korthikanti et al. 2022 Table 2, the MTP rank's own word embedding; and one
+// that the catalog's runs that ran (bench/catalog_fit.hpp) showed too large: a Mamba-2 layer's conv output.
 #include <gtest/gtest.h>
 
 #include "recipebook/estimate/memory.hpp"
 #include "recipebook/estimate/memory_test_util.hpp"
 #include "recipebook/estimate/params.hpp"
+#include "recipebook/estimate/prepared.hpp"
 #include "recipebook/estimate/test_hardware.hpp"
 #include "recipebook/estimate/test_models.hpp"
 
@@ -102,6 +104,28 @@ TEST(MemoryMegatron, MtpRankHoldsItsOwnWordEmbedding) {
   one.dp = 64;
   const double diff1 = rank_memory_of(pw, hw, one, 4096, 8, 0).params_on_rank - rank_memory_of(po, hw, one, 4096, 8, 0).params_on_rank;
   EXPECT_NEAR(diff1, mtp_layer, 1.0);
+}
+
+// Megatron-Core MambaMixer trains through mamba_ssm's fused mamba_split_conv1d_scan_combined
+// (use_mamba_mem_eff_path), which saves the in_proj output zxBCdt and the ungated scan output out_x
+// and recomputes the conv1d output in its backward (mamba_ssm ops/triton/ssd_combined.py
+// MambaSplitConv1dScanCombinedFn); the mixer's RMSNorm keeps the gated output and out_proj the
+// norm's output. Per token: the pre-norm input and output (2 h each), zxBCdt 2 (2 d + 2 g N + heads)
+// and three d-wide 16-bit tensors; the conv output (d + 2 g N) is not kept.
+TEST(MemoryMegatron, Mamba2KeepsNoConvOutput) {
+  MambaDims dims;
+  dims.heads = 128;
+  dims.head_dim = 64;
+  dims.state = 128;
+  dims.groups = 8;
+  dims.conv_kernel = 4;
+  const Model m = test::nemotron_h("mamba", 4096, "M", 32, 0, dims);
+  const PreparedModel pm = prepare(m);
+  const LayerSums s = pm.range(0, 1);
+  double per_token = 0;
+  for (double v : s.act) per_token += v;
+  const double d = 128.0 * 64, gn = 2.0 * 8 * 128, h = 4096;
+  EXPECT_DOUBLE_EQ(per_token, 2 * h + 2 * h + 2 * (2 * d + gn + 128) + 3 * 2 * d);
 }
 
 }  // namespace

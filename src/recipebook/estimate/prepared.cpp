@@ -53,7 +53,19 @@ void layer_activations(const Model& m, const LayerSpec& spec, ActVec& a, ActVec&
       const auto& s = m.mamba;
       const double din = d(s.heads) * s.head_dim;
       const double bc = 2.0 * s.groups * d(s.state);
-      a[kActMamba] += 2.0 * (2.0 * din + bc + s.heads) + 2.0 * (din + bc) + 2.0 * din + 2.0 * din;
+      if (s.version == 2) {
+        // Megatron-Core MambaMixer._ssm_training runs mamba_ssm's fused
+        // mamba_split_conv1d_scan_combined (use_mamba_mem_eff_path, the default), whose autograd
+        // function saves the in_proj output zxBCdt and the ungated scan output out_x and recomputes
+        // the conv1d output in its backward (ssd_combined.py MambaSplitConv1dScanCombinedFn:
+        // save_for_backward(zxbcdt, ..., out_x, ...); backward: "xBC_conv = causal_conv1d_fwd(...)");
+        // then the mixer's RMSNorm keeps its input (the gated output y) and out_proj its input (the
+        // norm's output). No conv output (d_inner + 2 groups state) is kept.
+        a[kActMamba] += 2.0 * (2.0 * din + bc + s.heads) + 2.0 * din + 2.0 * din + 2.0 * din;
+      } else {
+        // Mamba-1 (not Megatron's): in_proj output, conv output, scan output, out_proj input.
+        a[kActMamba] += 2.0 * (2.0 * din + bc + s.heads) + 2.0 * (din + bc) + 2.0 * din + 2.0 * din;
+      }
       gin[kActMamba] += 2.0 * din;  // out_proj input
       break;
     }
