@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "recipebook/catalog/model_source.hpp"
+#include "recipebook/catalog/recipe_layout.hpp"
 #include "recipebook/catalog/recipe_match.hpp"
 #include "recipebook/core/strings.hpp"
 #include "recipebook/rules/pipeline_split.hpp"
@@ -154,6 +155,9 @@ Result<Setup> resolve_setup(const LayoutArgs& in, const Catalog& catalog, bool j
       s.notes.push_back("the record does not give its whole layout: degrees not given as flags are taken as 1");
     }
     l = r.layout;
+    // On another GPU, the dispatcher the record's code picks there (DeepEP falls back to alltoall on
+    // GB200/GB300), as launch writes it.
+    if (!in.gpu.empty()) l.dispatcher = own_dispatcher(r, s.hardware.name);
     if (!r.precision_known) {
       l.precision = Precision::kBf16;
       if (a.layout.precision.empty()) s.notes.push_back("the recipe records no precision: bf16");

@@ -354,6 +354,11 @@ Dispatcher record_dispatcher(const Recipe& rec, std::string_view gpu, std::optio
   return *rec.flex_backend;
 }
 
+Dispatcher own_dispatcher(const Recipe& rec, std::string_view gpu) {
+  return rec.kind == RecipeKind::kPerformance || rec.applies_flex_backend ? record_dispatcher(rec, gpu)
+                                                                          : rec.dispatcher_recorded;
+}
+
 std::optional<Dispatcher> release_dispatcher(const Recipe& rec, const Measurement& m) {
   const auto yymm = release_yymm(m.release);
   const Dispatcher ran = yymm ? record_dispatcher(rec, m.gpu.empty() ? rec.gpu : m.gpu, *yymm) : rec.dispatcher_recorded;
@@ -362,7 +367,7 @@ std::optional<Dispatcher> release_dispatcher(const Recipe& rec, const Measuremen
 }
 
 void apply_release_dispatchers(Recipe& rec) {
-  if (rec.kind == RecipeKind::kPerformance) rec.layout.dispatcher = record_dispatcher(rec, rec.gpu);
+  rec.layout.dispatcher = own_dispatcher(rec, rec.gpu);
   for (Measurement& m : rec.measurements)
     if (!m.overrides.dispatcher) m.overrides.dispatcher = release_dispatcher(rec, m);
 }

@@ -34,9 +34,15 @@ std::optional<int> release_yymm(const std::string& release);  // "26.04.01", "ca
 // the release a performance record's own layout is read from). A record other than a Bridge one with
 // a recorded alltoall and a backend runs its recorded dispatcher. Its own layout (Recipe::layout, what
 // estimate, check, recommend, plan --recipe and the Megatron-LM launch use) is this on its own GPU for
-// a performance record (scripts/performance runs it); a library record keeps its recorded one (the
-// library recipe functions decide for themselves).
+// a performance record (scripts/performance runs it) and for a library record whose recipe function
+// calls apply_flex_dispatcher_backend itself (Recipe::applies_flex_backend, e.g. Bridge
+// recipes/qwen/h100/qwen3_moe.py: "moe_token_dispatcher_type may be overridden by
+// apply_flex_dispatcher_backend at the end"); another library record keeps its recorded one.
 Dispatcher record_dispatcher(const Recipe& rec, std::string_view gpu, std::optional<int> yymm = std::nullopt);
+// The dispatcher the record's own layout runs on `gpu`: record_dispatcher for a performance record or
+// one whose recipe function applies the flex backend itself (the code decides per GPU), else the
+// recorded one. What a record's layout holds on its own GPU, and on another GPU for estimate and launch.
+Dispatcher own_dispatcher(const Recipe& rec, std::string_view gpu);
 // The dispatcher a measured run used where it is not the record's layout's: the run's release and
 // GPU, as record_dispatcher; a run of no known release keeps the recorded dispatcher.
 std::optional<Dispatcher> release_dispatcher(const Recipe& rec, const Measurement& m);

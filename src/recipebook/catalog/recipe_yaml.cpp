@@ -161,6 +161,9 @@ std::optional<Recipe> recipe_from_yaml(const YNode& doc, const std::string& stem
   read_vision(r, doc, rec);
   read_layout(r, doc, gpus, rec);
   read_result(r, doc, rec);
+  const auto helpers = r.string_list(&doc, "helpers", "");
+  rec.applies_flex_backend =
+      std::find(helpers.begin(), helpers.end(), "apply_flex_dispatcher_backend") != helpers.end();
   apply_release_dispatchers(rec);  // the dispatcher the record and each measured run ran
   read_env(r, doc, rec);
   rec.notes = r.string(&doc, "notes", "").value_or("");

@@ -441,6 +441,25 @@ TEST(RecipeYaml, PerformanceRecordRunsItsFlexBackend) {
   EXPECT_EQ(r->layout.dispatcher, Dispatcher::kAlltoall);
 }
 
+// A library recipe function that ends with apply_flex_dispatcher_backend (its `helpers`; Bridge
+// recipes/qwen/h100/qwen3_moe.py) runs flex where the GPU takes the backend, as a performance record
+// does; on GB200 DeepEP falls back to alltoall. Before: the record's layout kept the static read's alltoall.
+TEST(RecipeYaml, LibraryRecipeThatAppliesTheFlexBackendRunsIt) {
+  Diagnostics ds;
+  const std::string rec = "kind: library\nframework: megatron-bridge\ngpu: {type: h100, count: 8, per_node: 8}\n"
+                          "layout: {tp: 1, pp: 1, cp: 1, ep: 8, dispatcher: alltoall}\n"
+                          "features: {flex_backend: deepep}\n";
+  auto r = convert(rec + "helpers: [apply_flex_dispatcher_backend]\n", ds);
+  ASSERT_TRUE(r) << all(ds);
+  EXPECT_TRUE(r->applies_flex_backend);
+  EXPECT_EQ(r->layout.dispatcher, Dispatcher::kFlexDeepep);
+  EXPECT_EQ(r->dispatcher_recorded, Dispatcher::kAlltoall);
+  EXPECT_EQ(own_dispatcher(*r, "gb200"), Dispatcher::kAlltoall);
+  r = convert(rec + "helpers: [_qwen3_common]\n", ds);  // another helper: the recorded dispatcher
+  ASSERT_TRUE(r) << all(ds);
+  EXPECT_EQ(r->layout.dispatcher, Dispatcher::kAlltoall);
+}
+
 // Megatron-Core first_last_layers_bf16 and its counts (features.settings, by their Megatron names)
 // reach the layout; the counts alone, with the switch off, keep every layer quantized (Megatron-Core
 // reads them only with the switch on: fp4_utils.py get_fp4_context). Before, the layout had no such

@@ -85,6 +85,10 @@ struct Recipe {
   Layout layout;
   // `features.flex_backend` as recorded (deepep or hybridep), whatever `layout.dispatcher` says.
   std::optional<Dispatcher> flex_backend;
+  // The recipe function itself ends with Megatron-Bridge's apply_flex_dispatcher_backend (its
+  // `helpers`: the Qwen3 MoE, DeepSeek-V3, Qwen3-Next and Step-3.5 H100 library recipes), so it runs
+  // the flex dispatcher where the GPU supports its backend, as a performance record does.
+  bool applies_flex_backend = false;
   // `layout.dispatcher` as the record writes it. `layout.dispatcher` is the one the record runs:
   // a Megatron-Bridge performance record's alltoall with a flex backend runs flex
   // (catalog/recipe_layout.hpp record_dispatcher); a launch through Bridge keeps the recorded one.

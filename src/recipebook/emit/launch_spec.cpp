@@ -124,7 +124,7 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
     spec.layout = r.layout;
     // The dispatcher the record runs is its own GPU's: on another, what Bridge makes of it there
     // (DeepEP falls back to alltoall on GB200/GB300; catalog/recipe_layout.hpp record_dispatcher).
-    if (r.kind == RecipeKind::kPerformance && !req.gpu.empty()) spec.layout.dispatcher = record_dispatcher(r, req.gpu);
+    if (!req.gpu.empty()) spec.layout.dispatcher = own_dispatcher(r, req.gpu);
     spec.precision_given = r.precision_known;
     spec.seq = r.seq;
     spec.gbs = r.gbs;
