@@ -34,14 +34,16 @@ struct WeightBytes {
   double weight;
   double copies;
 };
-WeightBytes gemm_weight_bytes(Precision p) {
-  switch (p) {
+WeightBytes gemm_weight_bytes(const Layout& l) {
+  switch (l.precision) {
     case Precision::kBf16: return {2.0, 0.0};
     case Precision::kFp8Cs: return {1.0, 1.0};          // fp8 param + its transpose
     case Precision::kFp8Ds: return {2.0, 2.0};          // bf16 param + fp8 copy + transpose
     case Precision::kFp8Blockwise: return {2.0, 2.0};   // bf16 param + fp8 rowwise + columnwise
     case Precision::kMxfp8: return {2.0625, 0.0};       // rowwise + columnwise e4m3, one e8m0 scale per 32
-    case Precision::kNvfp4: return {1.125, 0.0};        // rowwise + columnwise e2m1, one e4m3 scale per 16
+    // Rowwise + columnwise e2m1, one e4m3 scale per 16. Without fp4_param_gather the parameter stays
+    // bf16 and TE caches its NVFP4 rowwise + columnwise copies for the backward, as for delayed FP8.
+    case Precision::kNvfp4: return l.fp4_param_gather ? WeightBytes{1.125, 0.0} : WeightBytes{2.0, 1.125};
   }
   return {2.0, 0.0};
 }
@@ -221,7 +223,7 @@ MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const Stage
   const double instances = std::max(1, l.distributed_optimizer_instances);
   const double dp_in = dp_shard / instances;
   const double edp_in = edp / instances;
-  const WeightBytes wb = gemm_weight_bytes(l.precision);
+  const WeightBytes wb = gemm_weight_bytes(l);
   // The layers an FP8/FP4 run keeps in BF16 build their weights outside the quantized model init
   // (get_fp8_context / get_fp4_context with is_init): BF16 weights, no quantized copies.
   const LayerSums bf16 = bf16_rank_sums(pm, plan, l, rank);

@@ -343,3 +343,29 @@ RC_GTEST_PROP(MemoryProperty, WorstRankNeverGrowsWhenADegreeGrows, ()) {
 
 }  // namespace
 }  // namespace rb
+
+namespace rb {
+namespace {
+
+// NVFP4 without fp4_param_gather (the Nemotron 3 Super performance recipes turn it off) keeps bf16
+// parameters and caches TE's NVFP4 rowwise + columnwise copies, instead of the NVFP4 parameter alone.
+// Before, the layout's switch did not reach the memory: both priced 1.125 B per GEMM weight.
+TEST(Memory, Nvfp4WithoutParamGatherKeepsBf16WeightsAndTheirQuantizedCopies) {
+  const PreparedModel pm = prepare(test::llama3_8b());
+  const Hardware hw = test::b200();
+  Layout gather;
+  gather.dp = 8;
+  gather.precision = Precision::kNvfp4;
+  Layout plain = gather;
+  plain.fp4_param_gather = false;
+  const MemoryBreakdown a = rank0(pm, hw, gather, 4096, 1);
+  const MemoryBreakdown b = rank0(pm, hw, plain, 4096, 1);
+  EXPECT_GT(b.weights_bytes, a.weights_bytes);
+  EXPECT_GT(b.quantized_weights_bytes, 0.0);
+  EXPECT_DOUBLE_EQ(a.quantized_weights_bytes, 0.0);
+  // Per GEMM weight: 2 B of bf16 + 1.125 B of copies, against 1.125 B.
+  EXPECT_NEAR((b.weights_bytes - a.weights_bytes) / b.quantized_weights_bytes, (2.0 - 1.125) / 1.125, 1e-9);
+}
+
+}  // namespace
+}  // namespace rb
