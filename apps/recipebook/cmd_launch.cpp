@@ -177,9 +177,9 @@ int run_launch(const LaunchOptions& o, const Context& ctx) {
   std::vector<std::string> notes;
   SpecRequest req = request_of(o, file ? std::string() : o.source);
   if (file) req.recipe_file = &*file->recipe;
-  req.renders_bridge = !std::all_of(targets.begin(), targets.end(), [](LaunchTarget t) {
-                         return t == LaunchTarget::kMegatronLm;
-                       }) || targets.empty();
+  req.renders_bridge = targets.empty() || std::any_of(targets.begin(), targets.end(), [](LaunchTarget t) {
+                         return t != LaunchTarget::kMegatronLm;
+                       });
   // A plan (or recommend) JSON entry is a request of its own, under the flags given with it.
   if (!file && is_plan_file(o.source))
     if (auto ok = read_plan_request(o.source, o.pick, req, notes); !ok) return report(ctx, ok.error());
@@ -235,7 +235,7 @@ int run_launch(const LaunchOptions& o, const Context& ctx) {
         ctx.err << "warning: " << spec->name << ": the memory estimate says the layout does not fit: " << what
                 << (mem.ran_as_recorded ? "; the record's measured run completed on this layout, so the estimate is off here"
                     : mem.as_shipped    ? "; written as Megatron-Bridge ships the recipe (recipebook estimate " +
-                                           spec->name + " shows the parts)"
+                                           spec->source_recipe + " shows the parts)"
                                         : "; writing it anyway (--ignore-memory)")
                 << "\n";
       } else {
