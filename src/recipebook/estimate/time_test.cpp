@@ -205,6 +205,47 @@ TEST(Time, MambaScanRunsSlowerPerCountedFlopThanAttention) {
   EXPECT_NEAR(tb.attention_s - ta.attention_s, at_attention_rate * 262.0 / 28.7, 1e-6 * at_attention_rate * 10);
 }
 
+TEST(Time, CoreAttnRecomputeRedoesTheSoftmaxCoresNotTheScans) {
+  // Selective `core_attn` checkpoints Attention.core_attention only (Megatron-Core attention.py
+  // `_checkpointed_attention_forward`); Mamba and GDN layers have no core_attn checkpoint. In a
+  // hybrid model it costs the attention layers' softmax forward, whatever the Mamba scans cost.
+  Model m = test::nemotron3_nano();
+  const PreparedModel a = prepare(m);
+  m.mamba.state *= 2;  // more scan FLOPs, the same attention layers
+  const PreparedModel b = prepare(m);
+  const Hardware hw = test::h100();
+  Layout l;
+  l.ep = 8;
+  l.dp = 8;
+  l.recompute = Recompute::kSelective;
+  l.recompute_modules = kRcCoreAttn;
+  const TimeBreakdown ta = run(a, hw, l, 4096, 1);
+  const TimeBreakdown tb = run(b, hw, l, 4096, 1);
+  const double softmax_flops = a.prefix.back().full_core * 4096.0 * 4096.0 / 2.0;
+  const double softmax_fwd = softmax_flops / (hw.bf16_flops_per_s * hw.eff(Precision::kBf16).attention);
+  EXPECT_GT(tb.attention_s, ta.attention_s);
+  EXPECT_NEAR(ta.recompute_s, softmax_fwd, 1e-9 * softmax_fwd);
+  EXPECT_NEAR(tb.recompute_s, ta.recompute_s, 1e-9 * softmax_fwd);
+}
+
+TEST(Time, RecomputedMoeForwardExposesItsAllToAll) {
+  // Megatron-Core rejects `moe` recompute (and full recompute) with EP A2A overlap
+  // (transformer_config.py), so the recomputed forward's dispatch and combine, run inside the
+  // backward, are never hidden: the recompute term is the same with the overlap flag on or off.
+  const PreparedModel pm = prepare(test::qwen3_30b_a3b());
+  const Hardware hw = test::h100();
+  Layout l;
+  l.ep = 8;
+  l.dp = 8;
+  l.recompute = Recompute::kSelective;
+  l.recompute_modules = kRcMoe;
+  const TimeBreakdown plain = run(pm, hw, l, 4096, 8);
+  l.ep_a2a_overlap = true;
+  const TimeBreakdown overlapped = run(pm, hw, l, 4096, 8);
+  EXPECT_GT(plain.recompute_s, 0.0);
+  EXPECT_NEAR(overlapped.recompute_s, plain.recompute_s, 1e-12 * plain.recompute_s);
+}
+
 TEST(Time, GdnDeltaRuleTakesItsPublishedKernelTime) {
   // With the GPU's delta-rule figures, each GDN layer's delta rule takes the figures' time per pass
   // at their shape instead of the scan law's: FLA's Triton kernels on GB200 (FlashQLA's
