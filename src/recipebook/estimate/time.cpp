@@ -286,6 +286,18 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, const LayerSums& hi, 
   const double fused_copies = (s.moe_layers - hi.moe_layers) * tok_tp * pm.top_k;
   const double fused_fwd = fused_copies * x.mlp_saving.fwd_bytes / hbm;
   const double fused_bwd = fused_copies * x.mlp_saving.bwd_bytes / hbm;
+  // The forward's memory-bound time of one activation part (ActPart): its elementwise traffic and,
+  // under FP8/FP4, its share of the casts, as mem_fwd below counts them for the whole forward.
+  auto forward_traffic_s = [&](ActPart p) {
+    const size_t i = static_cast<size_t>(p);
+    const double quantized = s.act[i] - hi.act[i];
+    const double bytes = kMemTrafficFwd * s.act[i] + (x.fp8 && !nvfp4 ? 0.5 * kFp8CastTraffic * quantized : 0.0);
+    double sec = tokens * bytes / tp / hbm;
+    if (nvfp4)
+      sec += kNvfp4QuantBytesPerByte * tokens * (s.act_gemm_in[i] - hi.act_gemm_in[i]) / tp /
+             (std::max(1.0, hw.hbm_bytes_per_s) * kNvfp4QuantHbmFraction);
+    return sec;
+  };
   // what a recomputed forward moves again
   const double mem_fwd = (kMemTrafficFwd * act + mem_each_pass) / hbm + quant_each_pass - fused_fwd + attn_quant_fwd;
   t.mem = mem_fwd + (kMemTrafficBwd * act + mem_each_pass) / hbm + quant_each_pass - fused_bwd + attn_quant_bwd;
@@ -309,11 +321,21 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, const LayerSums& hi, 
     // attention's Q/K/V casts, inside TE's DotProductAttention); Mamba's scan and GDN's delta rule are
     // not in it (megatron/core/ssm has no core_attn checkpoint).
     if (mods & kRcCoreAttn) t.recompute += softmax_fwd_s + attn_quant_fwd;
-    if (mods & kRcMlp) t.recompute += dense_fwd(kGmMlp);
+    // `mlp` (dense layers only: transformer_layer.py sets recompute_mlp only when the layer is not
+    // MoE) and `shared_experts` (moe_layer.py shared_experts_compute) checkpoint their module whole:
+    // its GEMMs and its activation's forward traffic again.
+    if (mods & kRcMlp) t.recompute += dense_fwd(kGmMlp) + forward_traffic_s(kActMlp);
     if (mods & kRcMoe) {
-      t.recompute += expert_fwd + dense_fwd(kGmSharedExperts) + ep_per_pass;
+      // `moe` checkpoints MoELayer.forward whole (moe_layer.py `custom_forward` under
+      // tensor_parallel.checkpoint / te_checkpoint): shared experts, router, permute, dispatch,
+      // routed experts (GEMMs, activation, casts), combine, unpermute, all again. Its memory-bound
+      // part is the MoE tensors' forward traffic (kActMoe, kActMoeAct, kActShared) and the
+      // permute + unpermute (as in mem_each_pass), less what TE's fused grouped MLP skips.
+      const double permute = s.moe_layers * tok_tp * pm.top_k * h * 2.0 * 2.0 / hbm;
+      t.recompute += expert_fwd + dense_fwd(kGmSharedExperts) + ep_per_pass + permute - fused_fwd +
+                     forward_traffic_s(kActMoe) + forward_traffic_s(kActMoeAct) + forward_traffic_s(kActShared);
     } else if (mods & kRcSharedExperts) {
-      t.recompute += dense_fwd(kGmSharedExperts);
+      t.recompute += dense_fwd(kGmSharedExperts) + forward_traffic_s(kActShared);
     }
     // Recomputing an elementwise module (activation, norm, gated norm) regenerates its output: the
     // forward's traffic (kMemTrafficFwd: read the input, write the output) of those parts again.

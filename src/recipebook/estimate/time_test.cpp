@@ -246,6 +246,46 @@ TEST(Time, RecomputedMoeForwardExposesItsAllToAll) {
   EXPECT_NEAR(overlapped.recompute_s, plain.recompute_s, 1e-12 * plain.recompute_s);
 }
 
+TEST(Time, RecomputedMoeAndMlpMoveTheirForwardTrafficAgain) {
+  // `moe` re-runs MoELayer.forward whole (moe_layer.py custom_forward under checkpoint): besides its
+  // GEMMs and transfers, the permute + unpermute and the elementwise traffic of the MoE tensors
+  // (routed, activation, shared experts); `mlp` its dense MLP's. With twice the HBM bandwidth that
+  // part takes half the time; the routed experts' GEMMs (weight-streaming, time.cpp expert_rate) gain
+  // a third of what all three passes of them gain.
+  const Hardware hw = test::h100();
+  Hardware fast = hw;
+  fast.hbm_bytes_per_s *= 2.0;
+  const double hbm = hw.hbm_bytes_per_s * hw.eff(Precision::kBf16).hbm;
+  const double tokens = 4096.0;
+  {
+    const PreparedModel pm = prepare(test::qwen3_30b_a3b());
+    Layout l;
+    l.ep = 8;
+    l.dp = 8;
+    l.recompute = Recompute::kSelective;
+    l.recompute_modules = kRcMoe;
+    const LayerSums& s = pm.prefix.back();
+    const double traffic = 2.0 * tokens * (s.act[kActMoe] + s.act[kActMoeAct] + s.act[kActShared]) / hbm;
+    const double permute = s.moe_layers * tokens * pm.top_k * pm.hidden * 2.0 * 2.0 / hbm;
+    const TimeBreakdown slow = run(pm, hw, l, 4096, 1);
+    const TimeBreakdown quick = run(pm, fast, l, 4096, 1);
+    const double experts_gain = (slow.gemm_s - quick.gemm_s) / 3.0;
+    EXPECT_NEAR(slow.recompute_s - quick.recompute_s, 0.5 * (traffic + permute) + experts_gain,
+                1e-9 * slow.recompute_s);
+  }
+  {
+    const PreparedModel pm = prepare(test::llama3_8b());
+    Layout l;
+    l.dp = 8;
+    l.recompute = Recompute::kSelective;
+    l.recompute_modules = kRcMlp;
+    const double traffic = 2.0 * tokens * pm.prefix.back().act[kActMlp] / hbm;
+    const double slow = run(pm, hw, l, 4096, 1).recompute_s;
+    const double quick = run(pm, fast, l, 4096, 1).recompute_s;
+    EXPECT_NEAR(slow - quick, 0.5 * traffic, 1e-9 * slow);
+  }
+}
+
 TEST(Time, GdnDeltaRuleTakesItsPublishedKernelTime) {
   // With the GPU's delta-rule figures, each GDN layer's delta rule takes the figures' time per pass
   // at their shape instead of the scan law's: FLA's Triton kernels on GB200 (FlashQLA's
