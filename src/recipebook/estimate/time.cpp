@@ -341,7 +341,9 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, const LayerSums& hi, 
     // forward's traffic (kMemTrafficFwd: read the input, write the output) of those parts again.
     double regenerated = 0.0;
     if (mods & kRcMoeAct) regenerated += s.act[kActMoeAct];
-    if (mods & kRcLayernorm) regenerated += s.act[kActNormOut];
+    // `layernorm` recomputes the norms that are modules of their own (transformer_layer.py: only
+    // where input_layernorm / pre_mlp_layernorm is not IdentityOp), not those fused into a linear.
+    if (mods & kRcLayernorm) regenerated += s.norm_out_own;
     if (mods & kRcGdnNormOut) regenerated += s.act[kActGdnNorm];
     t.recompute += kMemTrafficFwd * tokens * regenerated / tp / hbm;
   }
