@@ -143,6 +143,13 @@ LayerSums layer_sums(const Model& m, const LayerSpec& param_spec, const LayerSpe
   }
   s.moe_layers = param_spec.ffn == FfnKind::kMoe ? 1.0 : 0.0;
   layer_activations(m, param_spec, s.act, s.act_gemm_in);
+  // Norms that are modules of their own in Megatron-Core's TE layer specs (gpt_layer_specs.py
+  // `pre_mlp_layernorm=backend.layer_norm() if num_experts else IdentityOp`, MLA's
+  // `input_layernorm=backend.layer_norm(...)` without mla_down_proj_fusion; hybrid_layer_specs.py
+  // moe_layer `pre_mlp_layernorm=TENorm`, mla_layer `input_layernorm=TENorm`). Attention's, the dense
+  // MLP's, Mamba's and GDN's norms are fused into their first linear (TELayerNormColumnParallelLinear).
+  s.norm_out_own = 2.0 * d(m.hidden) * ((param_spec.ffn == FfnKind::kMoe ? 1.0 : 0.0) +
+                                        (param_spec.mixer == MixerKind::kMla ? 1.0 : 0.0));
   return s;
 }
 
@@ -166,6 +173,7 @@ void accumulate(LayerSums& a, const LayerSums& b, double scale) {
   a.linear_layers += scale * b.linear_layers;
   a.moe_layers += scale * b.moe_layers;
   a.kv_bytes += scale * b.kv_bytes;
+  a.norm_out_own += scale * b.norm_out_own;
   for (size_t i = 0; i < static_cast<size_t>(kNumActParts); ++i) {
     a.act[i] += scale * b.act[i];
     a.act_gemm_in[i] += scale * b.act_gemm_in[i];

@@ -54,6 +54,10 @@ struct LayerSums {
   double linear_layers = 0; // GDN / Mamba layers (CP all-to-all)
   double moe_layers = 0;
   double kv_bytes = 0;      // K and V bytes per token of attention layers (CP exchange)
+  // The part of act[kActNormOut] that norms of their own produce (Megatron-Core's TE specs: each MoE
+  // layer's pre_mlp_layernorm, each MLA layer's input_layernorm); the others are fused into the
+  // next linear (TELayerNormColumnParallelLinear) and are what selective `layernorm` cannot recompute.
+  double norm_out_own = 0;
   ActVec act{};
   ActVec act_gemm_in{};  // the part of `act` that is a GEMM input (saved quantized under FP8/FP4)
 };

@@ -39,7 +39,7 @@ struct StepTerms {
   double tp = 1, h = 0, tokens = 0, tok_tp = 0, passes = 3, peak_bf16 = 1, hbm = 1;
   bool fp8 = false;
   double f_dense = 1, route = 1, vpad = 0, swa_ctx = 0, act_bytes = 0;
-  double rs = 0, a2a = 0, pp_send = 0, tp_hidden = 0, ep_hidden = 0;
+  double rs = 0, a2a = 0, pp_send = 0, tp_hidden = 0;
   uint32_t mods = 0;
   double lora_total = 0, adapter_fwd_per_layer = 0;
   // TE's fused grouped MLP and FP8 attention (estimate/fused_kernels.hpp): the bytes the fusion takes

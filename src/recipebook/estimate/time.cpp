@@ -178,7 +178,6 @@ StepTerms step_terms(const TimeInputs& in, const Layout& l, bool comm) {
     x.pp_send = l.pp > 1 ? p2p_s(pp_bytes, groups.pp.stride, links) : 0.0;
   }
   x.tp_hidden = l.tp_comm_overlap_runs() ? eff.overlap : 0.0;
-  x.ep_hidden = l.ep_a2a_overlap ? eff.overlap : 0.0;
   x.mods = l.recompute == Recompute::kSelective ? (l.recompute_modules != 0 ? l.recompute_modules : kRcDefault) : 0u;
 
   // LoRA adapters (rank r beside each adapted frozen matrix) are trained: their GEMMs take all three
@@ -220,7 +219,7 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, const LayerSums& hi, 
   const Hardware& hw = *in.hw;
   const Efficiency& eff = *x.eff;
   const double tp = x.tp, h = x.h, tokens = x.tokens, tok_tp = x.tok_tp, hbm = x.hbm;
-  const double rs = x.rs, a2a = x.a2a, tp_hidden = x.tp_hidden, ep_hidden = x.ep_hidden;
+  const double rs = x.rs, a2a = x.a2a, tp_hidden = x.tp_hidden;
   const uint32_t mods = x.mods;
 
   RankTime t;
@@ -247,6 +246,9 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, const LayerSums& hi, 
   const double core = s.full_core * static_cast<double>(in.seq) / 2.0 + s.swa_core * x.swa_ctx +
                       (s.fixed_core - delta) / kScanRelativeRate;
   double attn_fwd = tok_tp * core / (x.peak_bf16 * eff.attention) + delta_fwd;
+  // The softmax attention cores alone (what selective `core_attn` recomputes), FP8's rate below.
+  double softmax_fwd_s =
+      tok_tp * (s.full_core * static_cast<double>(in.seq) / 2.0 + s.swa_core * x.swa_ctx) / (x.peak_bf16 * eff.attention);
   // Frozen base weights (LoRA): forward and dgrad only; the adapters' own GEMMs all three passes.
   t.gemm = x.passes * (gemm_fwd + expert_fwd + head_fwd) + 3.0 * tok_tp * x.adapter_fwd_per_layer * layers / dense_rate;
   t.attn = kAttnPasses * (attn_fwd - delta_fwd) + delta_fwd + delta_bwd;
@@ -259,6 +261,7 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, const LayerSums& hi, 
                            (s.swa_core - hi.swa_core) * x.swa_ctx;
     const double softmax_fwd = tok_tp * softmax / (x.peak_bf16 * eff.attention);
     attn_fwd += (x.attn_ratio.fwd - 1.0) * softmax_fwd;
+    softmax_fwd_s += (x.attn_ratio.fwd - 1.0) * softmax_fwd;
     t.attn += (x.attn_ratio.fwd - 1.0 + (kAttnPasses - 1.0) * (x.attn_ratio.bwd - 1.0)) * softmax_fwd;
     const double q_bytes = (s.attn_layers - hi.attn_layers) * pm.q_dim * 2.0;
     attn_quant_fwd = x.attn_quant * tokens * (q_bytes + s.kv_bytes - hi.kv_bytes) / tp / hbm;
@@ -283,29 +286,64 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, const LayerSums& hi, 
   const double fused_copies = (s.moe_layers - hi.moe_layers) * tok_tp * pm.top_k;
   const double fused_fwd = fused_copies * x.mlp_saving.fwd_bytes / hbm;
   const double fused_bwd = fused_copies * x.mlp_saving.bwd_bytes / hbm;
+  // The forward's memory-bound time of one activation part (ActPart): its elementwise traffic and,
+  // under FP8/FP4, its share of the casts, as mem_fwd below counts them for the whole forward.
+  auto forward_traffic_s = [&](ActPart p) {
+    const size_t i = static_cast<size_t>(p);
+    const double quantized = s.act[i] - hi.act[i];
+    const double bytes = kMemTrafficFwd * s.act[i] + (x.fp8 && !nvfp4 ? 0.5 * kFp8CastTraffic * quantized : 0.0);
+    double sec = tokens * bytes / tp / hbm;
+    if (nvfp4)
+      sec += kNvfp4QuantBytesPerByte * tokens * (s.act_gemm_in[i] - hi.act_gemm_in[i]) / tp /
+             (std::max(1.0, hw.hbm_bytes_per_s) * kNvfp4QuantHbmFraction);
+    return sec;
+  };
   // what a recomputed forward moves again
   const double mem_fwd = (kMemTrafficFwd * act + mem_each_pass) / hbm + quant_each_pass - fused_fwd + attn_quant_fwd;
   t.mem = mem_fwd + (kMemTrafficBwd * act + mem_each_pass) / hbm + quant_each_pass - fused_bwd + attn_quant_bwd;
 
   // Recompute: full redoes the forward (and its TP/EP communication) of the recomputed layers.
+  // The recomputed forward runs inside this micro-batch's backward, on the compute stream, so its
+  // EP dispatch and combine are exposed: Megatron-Core allows neither full recompute nor `moe` in
+  // recompute_modules with EP A2A overlap (transformer_config.py: "disable full recomputation" /
+  // "disable moe in recompute_modules when enabling overlap_moe_expert_parallel_comm"; rule
+  // check_ep_a2a_overlap), so no EP term of a recomputed forward is ever hidden. TP overlap
+  // (userbuffers) runs in any forward, the recomputed one included.
   const double tp_per_pass = s.sub_blocks * 2.0 * rs;
   const double ep_per_pass = s.moe_layers * 2.0 * a2a;
   if (l.recompute == Recompute::kFull) {
-    t.recompute = recompute_fraction * (gemm_fwd + expert_fwd + attn_fwd + mem_fwd +
-                                        tp_per_pass * (1.0 - tp_hidden) + ep_per_pass * (1.0 - ep_hidden));
+    t.recompute = recompute_fraction * (gemm_fwd + expert_fwd + attn_fwd + mem_fwd + tp_per_pass * (1.0 - tp_hidden) +
+                                        ep_per_pass);
   } else if (mods != 0) {
-    if (mods & kRcCoreAttn) t.recompute += attn_fwd;
-    if (mods & kRcMlp) t.recompute += dense_fwd(kGmMlp);
+    // Selective recompute, module by module as Megatron-Core applies it (docs/model.md "Time").
+    // `core_attn` checkpoints Attention.core_attention only (attention.py
+    // `_checkpointed_attention_forward`): the softmax cores of the attention layers (with FP8
+    // attention's Q/K/V casts, inside TE's DotProductAttention); Mamba's scan and GDN's delta rule are
+    // not in it (megatron/core/ssm has no core_attn checkpoint).
+    if (mods & kRcCoreAttn) t.recompute += softmax_fwd_s + attn_quant_fwd;
+    // `mlp` (dense layers only: transformer_layer.py sets recompute_mlp only when the layer is not
+    // MoE) and `shared_experts` (moe_layer.py shared_experts_compute) checkpoint their module whole:
+    // its GEMMs and its activation's forward traffic again.
+    if (mods & kRcMlp) t.recompute += dense_fwd(kGmMlp) + forward_traffic_s(kActMlp);
     if (mods & kRcMoe) {
-      t.recompute += expert_fwd + dense_fwd(kGmSharedExperts) + ep_per_pass * (1.0 - ep_hidden);
+      // `moe` checkpoints MoELayer.forward whole (moe_layer.py `custom_forward` under
+      // tensor_parallel.checkpoint / te_checkpoint): shared experts, router, permute, dispatch,
+      // routed experts (GEMMs, activation, casts), combine, unpermute, all again. Its memory-bound
+      // part is the MoE tensors' forward traffic (kActMoe, kActMoeAct, kActShared) and the
+      // permute + unpermute (as in mem_each_pass), less what TE's fused grouped MLP skips.
+      const double permute = s.moe_layers * tok_tp * pm.top_k * h * 2.0 * 2.0 / hbm;
+      t.recompute += expert_fwd + dense_fwd(kGmSharedExperts) + ep_per_pass + permute - fused_fwd +
+                     forward_traffic_s(kActMoe) + forward_traffic_s(kActMoeAct) + forward_traffic_s(kActShared);
     } else if (mods & kRcSharedExperts) {
-      t.recompute += dense_fwd(kGmSharedExperts);
+      t.recompute += dense_fwd(kGmSharedExperts) + forward_traffic_s(kActShared);
     }
     // Recomputing an elementwise module (activation, norm, gated norm) regenerates its output: the
     // forward's traffic (kMemTrafficFwd: read the input, write the output) of those parts again.
     double regenerated = 0.0;
     if (mods & kRcMoeAct) regenerated += s.act[kActMoeAct];
-    if (mods & kRcLayernorm) regenerated += s.act[kActNormOut];
+    // `layernorm` recomputes the norms that are modules of their own (transformer_layer.py: only
+    // where input_layernorm / pre_mlp_layernorm is not IdentityOp), not those fused into a linear.
+    if (mods & kRcLayernorm) regenerated += s.norm_out_own;
     if (mods & kRcGdnNormOut) regenerated += s.act[kActGdnNorm];
     t.recompute += kMemTrafficFwd * tokens * regenerated / tp / hbm;
   }

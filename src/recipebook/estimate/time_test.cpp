@@ -205,6 +205,87 @@ TEST(Time, MambaScanRunsSlowerPerCountedFlopThanAttention) {
   EXPECT_NEAR(tb.attention_s - ta.attention_s, at_attention_rate * 262.0 / 28.7, 1e-6 * at_attention_rate * 10);
 }
 
+TEST(Time, CoreAttnRecomputeRedoesTheSoftmaxCoresNotTheScans) {
+  // Selective `core_attn` checkpoints Attention.core_attention only (Megatron-Core attention.py
+  // `_checkpointed_attention_forward`); Mamba and GDN layers have no core_attn checkpoint. In a
+  // hybrid model it costs the attention layers' softmax forward, whatever the Mamba scans cost.
+  Model m = test::nemotron3_nano();
+  const PreparedModel a = prepare(m);
+  m.mamba.state *= 2;  // more scan FLOPs, the same attention layers
+  const PreparedModel b = prepare(m);
+  const Hardware hw = test::h100();
+  Layout l;
+  l.ep = 8;
+  l.dp = 8;
+  l.recompute = Recompute::kSelective;
+  l.recompute_modules = kRcCoreAttn;
+  const TimeBreakdown ta = run(a, hw, l, 4096, 1);
+  const TimeBreakdown tb = run(b, hw, l, 4096, 1);
+  const double softmax_flops = a.prefix.back().full_core * 4096.0 * 4096.0 / 2.0;
+  const double softmax_fwd = softmax_flops / (hw.bf16_flops_per_s * hw.eff(Precision::kBf16).attention);
+  EXPECT_GT(tb.attention_s, ta.attention_s);
+  EXPECT_NEAR(ta.recompute_s, softmax_fwd, 1e-9 * softmax_fwd);
+  EXPECT_NEAR(tb.recompute_s, ta.recompute_s, 1e-9 * softmax_fwd);
+}
+
+TEST(Time, RecomputedMoeForwardExposesItsAllToAll) {
+  // Megatron-Core rejects `moe` recompute (and full recompute) with EP A2A overlap
+  // (transformer_config.py), so the recomputed forward's dispatch and combine, run inside the
+  // backward, are never hidden: the recompute term is the same with the overlap flag on or off.
+  const PreparedModel pm = prepare(test::qwen3_30b_a3b());
+  const Hardware hw = test::h100();
+  Layout l;
+  l.ep = 8;
+  l.dp = 8;
+  l.recompute = Recompute::kSelective;
+  l.recompute_modules = kRcMoe;
+  const TimeBreakdown plain = run(pm, hw, l, 4096, 8);
+  l.ep_a2a_overlap = true;
+  const TimeBreakdown overlapped = run(pm, hw, l, 4096, 8);
+  EXPECT_GT(plain.recompute_s, 0.0);
+  EXPECT_NEAR(overlapped.recompute_s, plain.recompute_s, 1e-12 * plain.recompute_s);
+}
+
+TEST(Time, RecomputedMoeAndMlpMoveTheirForwardTrafficAgain) {
+  // `moe` re-runs MoELayer.forward whole (moe_layer.py custom_forward under checkpoint): besides its
+  // GEMMs and transfers, the permute + unpermute and the elementwise traffic of the MoE tensors
+  // (routed, activation, shared experts); `mlp` its dense MLP's. With twice the HBM bandwidth that
+  // part takes half the time; the routed experts' GEMMs (weight-streaming, time.cpp expert_rate) gain
+  // a third of what all three passes of them gain.
+  const Hardware hw = test::h100();
+  Hardware fast = hw;
+  fast.hbm_bytes_per_s *= 2.0;
+  const double hbm = hw.hbm_bytes_per_s * hw.eff(Precision::kBf16).hbm;
+  const double tokens = 4096.0;
+  {
+    const PreparedModel pm = prepare(test::qwen3_30b_a3b());
+    Layout l;
+    l.ep = 8;
+    l.dp = 8;
+    l.recompute = Recompute::kSelective;
+    l.recompute_modules = kRcMoe;
+    const LayerSums& s = pm.prefix.back();
+    const double traffic = 2.0 * tokens * (s.act[kActMoe] + s.act[kActMoeAct] + s.act[kActShared]) / hbm;
+    const double permute = s.moe_layers * tokens * pm.top_k * pm.hidden * 2.0 * 2.0 / hbm;
+    const TimeBreakdown slow = run(pm, hw, l, 4096, 1);
+    const TimeBreakdown quick = run(pm, fast, l, 4096, 1);
+    const double experts_gain = (slow.gemm_s - quick.gemm_s) / 3.0;
+    EXPECT_NEAR(slow.recompute_s - quick.recompute_s, 0.5 * (traffic + permute) + experts_gain,
+                1e-9 * slow.recompute_s);
+  }
+  {
+    const PreparedModel pm = prepare(test::llama3_8b());
+    Layout l;
+    l.dp = 8;
+    l.recompute = Recompute::kSelective;
+    l.recompute_modules = kRcMlp;
+    const double traffic = 2.0 * tokens * pm.prefix.back().act[kActMlp] / hbm;
+    const double slow = run(pm, hw, l, 4096, 1).recompute_s;
+    const double quick = run(pm, fast, l, 4096, 1).recompute_s;
+    EXPECT_NEAR(slow - quick, 0.5 * traffic, 1e-9 * slow);
+  }
+}
+
 TEST(Time, GdnDeltaRuleTakesItsPublishedKernelTime) {
   // With the GPU's delta-rule figures, each GDN layer's delta rule takes the figures' time per pass
   // at their shape instead of the scan law's: FLA's Triton kernels on GB200 (FlashQLA's
@@ -435,18 +516,25 @@ TEST(Time, HalvingTheTokensOfAGemmCostsWhatTheCublasSweepsShow) {
 
 TEST(Time, SelectiveRecomputeOfANormRegeneratesItsOutput) {
   // Recomputing the norms moves the forward's traffic of their outputs again (read the input, write
-  // the output: 2 bytes per saved byte) at the achieved HBM rate, and nothing else.
-  const PreparedModel pm = prepare(test::llama3_8b());
+  // the output: 2 bytes per saved byte) at the achieved HBM rate, and nothing else. Only norms that
+  // are modules of their own are recomputed (transformer_layer.py skips IdentityOp norms): in
+  // Megatron-Core's TE specs each MoE layer's pre-MLP norm; attention's and the dense MLP's norms are
+  // fused into their first linear, so a dense Llama recomputes none.
   const Hardware hw = test::h100();
+  const double tokens = 4096.0;
+  const double hbm = hw.hbm_bytes_per_s * hw.eff(Precision::kBf16).hbm;
   Layout l;
   l.dp = 8;
   l.recompute = Recompute::kSelective;
   l.recompute_modules = kRcLayernorm;
+  EXPECT_EQ(run(prepare(test::llama3_8b()), hw, l, 4096, 1).recompute_s, 0.0);
+  const PreparedModel pm = prepare(test::qwen3_30b_a3b());
+  l.ep = 8;
   const TimeBreakdown t = run(pm, hw, l, 4096, 1);
-  const double tokens = 4096.0;
-  const double norm_out = pm.prefix.back().act[kActNormOut];
-  const double hbm = hw.hbm_bytes_per_s * hw.eff(Precision::kBf16).hbm;
-  EXPECT_NEAR(t.recompute_s, 2.0 * tokens * norm_out / hbm, 1e-9 * t.recompute_s);
+  const double own = 2.0 * pm.hidden * pm.prefix.back().moe_layers;  // one h-wide BF16 output per MoE layer
+  EXPECT_NEAR(pm.prefix.back().norm_out_own, own, 1e-9 * own);
+  EXPECT_LT(own, pm.prefix.back().act[kActNormOut]);
+  EXPECT_NEAR(t.recompute_s, 2.0 * tokens * own / hbm, 1e-9 * t.recompute_s);
 }
 
 // NVFP4 quantizes every GEMM input forward and every output gradient backward into rowwise and
