@@ -50,7 +50,19 @@ WeightBytes gemm_weight_bytes(const Layout& l) {
 
 struct Keep {
   ActVec keep{};
+  // Selective `layernorm` recompute frees only the outputs of the norms that are modules of their own
+  // (LayerSums::norm_out_own: each MoE layer's pre-MLP norm, MLA's input norm); the others are fused
+  // into the next linear (TELayerNormColumnParallelLinear), which keeps its input, and
+  // transformer_layer.py recomputes no IdentityOp norm.
+  bool own_norms_dropped = false;
 };
+
+// The share of part `u` of the layers in `s` that stays saved.
+double kept(const Keep& k, const LayerSums& s, size_t u) {
+  if (u == kActNormOut && k.own_norms_dropped && s.act[u] > 0)
+    return k.keep[u] * (1.0 - std::min(1.0, s.norm_out_own / s.act[u]));
+  return k.keep[u];
+}
 
 Keep selective_keep(const Layout& l) {
   Keep k;
@@ -59,7 +71,7 @@ Keep selective_keep(const Layout& l) {
   const uint32_t mods = l.recompute_modules != 0 ? l.recompute_modules : kRcDefault;
   // core_attn: with flash attention the core keeps only its inputs and output anyway (Korthikanti's
   // 5 a s / h term is already gone), so recomputing it frees nothing here.
-  if (mods & kRcLayernorm) k.keep[kActNormOut] = 0;
+  if (mods & kRcLayernorm) k.own_norms_dropped = true;
   if (mods & kRcMlaUpProj) k.keep[kActMlaUp] = 0;
   if (mods & kRcMlp) k.keep[kActMlp] = 0;
   if (mods & kRcMoeAct) k.keep[kActMoeAct] = 0;
@@ -89,7 +101,7 @@ double act_per_token(const LayerSums& s, const Keep& k, const Layout& l) {
   for (int i = 0; i < kNumActParts; ++i) {
     const size_t u = static_cast<size_t>(i);
     const double div = (i == kActNormIn || i == kActNormOut) ? norm_div : tp;
-    b += k.keep[u] * (s.act[u] - q * s.act_gemm_in[u]) / div;
+    b += kept(k, s, u) * (s.act[u] - q * s.act_gemm_in[u]) / div;
   }
   // Hidden dropout (Layout::hidden_dropout): each sub-block's bias-dropout-add (Megatron-Core
   // fusions/fused_bias_dropout.py, torch dropout) keeps a 1-byte mask of its h-wide output,
@@ -116,7 +128,7 @@ double offload_per_token(const LayerSums& s, const Keep& k, const Layout& l) {
   auto part = [&](int i, double whole, double gemm_in) {
     const size_t u = static_cast<size_t>(i);
     const double div = (i == kActNormIn || i == kActNormOut) ? norm_div : tp;
-    return k.keep[u] * (whole - q * gemm_in) / div;
+    return kept(k, s, u) * (whole - q * gemm_in) / div;
   };
   const ActVec& a = s.act;
   const ActVec& g = s.act_gemm_in;

@@ -369,3 +369,35 @@ TEST(Memory, Nvfp4WithoutParamGatherKeepsBf16WeightsAndTheirQuantizedCopies) {
 
 }  // namespace
 }  // namespace rb
+
+namespace rb {
+namespace {
+
+// Selective `layernorm` recompute frees only the outputs of norms that are modules of their own: in
+// Megatron-Core's TE specs a dense layer's norms are fused into the next linear (nothing to free), a
+// MoE layer's pre-MLP norm is its own (freed). Before, every norm output was freed, so a dense model
+// was credited memory that Megatron keeps (and the Nemotron-3-Nano MoE-recompute peak read -2.4%).
+TEST(Memory, LayernormRecomputeFreesOnlyTheNormsOfTheirOwn) {
+  const Hardware hw = test::h100();
+  Layout none;
+  none.dp = 8;
+  Layout ln = none;
+  ln.recompute = Recompute::kSelective;
+  ln.recompute_modules = kRcLayernorm;
+  const PreparedModel dense = prepare(test::llama3_8b());
+  EXPECT_DOUBLE_EQ(rank0(dense, hw, ln, 4096, 1).activations_bytes, rank0(dense, hw, none, 4096, 1).activations_bytes);
+  const PreparedModel moe = prepare(test::qwen3_30b_a3b());
+  Layout moe_none = none;
+  moe_none.ep = 8;
+  Layout moe_ln = ln;
+  moe_ln.ep = 8;
+  const double saved =
+      rank0(moe, hw, moe_none, 4096, 1).activations_bytes - rank0(moe, hw, moe_ln, 4096, 1).activations_bytes;
+  // One h-wide 16-bit tensor per MoE layer and token (the pre-MLP norm's output): 2 h B, of the 4 h B
+  // of norm outputs the layer has.
+  const double per_token_layer = 2.0 * 2048;
+  EXPECT_NEAR(saved, per_token_layer * 4096 * moe.num_layers, 1.0);
+}
+
+}  // namespace
+}  // namespace rb
