@@ -1,13 +1,17 @@
 #include "recipebook/estimate/delta_rule.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <limits>
 
 namespace rb {
 namespace {
 
-double log_ratio(double a, double b) { return std::abs(std::log(std::max(a, 1e-9) / std::max(b, 1e-9))); }
+// How far apart two sizes are, as a factor >= 1: the order of |log(a / b)| without the logarithm
+// (delta_rule_rate runs in every estimate of a GDN model, the planner's inner loop).
+double size_factor(double a, double b) {
+  const double r = std::max(a, 1e-9) / std::max(b, 1e-9);
+  return r >= 1.0 ? r : 1.0 / r;
+}
 
 const DeltaRuleFigure* nearest(const Microbenchmarks& mb, bool backward, double v_heads, double seq, double qk_heads) {
   const DeltaRuleFigure* best = nullptr;
@@ -15,9 +19,9 @@ const DeltaRuleFigure* nearest(const Microbenchmarks& mb, bool backward, double 
   double best_seq = best_v, best_qk = best_v;
   for (const DeltaRuleFigure& f : mb.delta_rule) {
     if (f.backward != backward || f.time_s <= 0 || f.seq <= 0 || f.v_heads <= 0) continue;
-    const double dv = log_ratio(v_heads, f.v_heads);
-    const double ds = log_ratio(seq, f.seq);
-    const double dq = log_ratio(qk_heads, std::max(1, f.qk_heads));
+    const double dv = size_factor(v_heads, f.v_heads);
+    const double ds = size_factor(seq, f.seq);
+    const double dq = size_factor(qk_heads, std::max(1, f.qk_heads));
     // Lexicographic (value heads, sequence, query/key heads); the first of equal figures wins.
     if (dv < best_v || (dv == best_v && (ds < best_seq || (ds == best_seq && dq < best_qk)))) {
       best = &f;
