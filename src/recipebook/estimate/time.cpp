@@ -273,14 +273,15 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, const LayerSums& hi, 
   const double act = tokens * sum_act(s, l);
   const double act_quantized = act - tokens * sum_act(hi, l);  // the BF16 layers cast nothing
   const bool nvfp4 = l.precision == Precision::kNvfp4;
-  const double mem_each_pass = (x.fp8 && !nvfp4 ? 0.5 * kFp8CastTraffic * act_quantized : 0.0) +
-                               s.moe_layers * tok_tp * pm.top_k * h * 2.0 * 2.0;
+  const double permute_bytes = s.moe_layers * tok_tp * pm.top_k * h * 2.0 * 2.0;  // routed copies, out and back
+  const double mem_each_pass = (x.fp8 && !nvfp4 ? 0.5 * kFp8CastTraffic * act_quantized : 0.0) + permute_bytes;
+  // NVFP4's quantization of `gemm_in` bytes per token (of the quantized layers' GEMM inputs).
+  auto nvfp4_quant_s = [&](double gemm_in) {
+    return kNvfp4QuantBytesPerByte * tokens * gemm_in / tp / (std::max(1.0, hw.hbm_bytes_per_s) * kNvfp4QuantHbmFraction);
+  };
   double gemm_in = 0.0;
   for (size_t i = 0; i < s.act_gemm_in.size(); ++i) gemm_in += s.act_gemm_in[i] - hi.act_gemm_in[i];
-  const double quant_each_pass =
-      nvfp4 ? kNvfp4QuantBytesPerByte * tokens * gemm_in / tp /
-                  (std::max(1.0, hw.hbm_bytes_per_s) * kNvfp4QuantHbmFraction)
-            : 0.0;
+  const double quant_each_pass = nvfp4 ? nvfp4_quant_s(gemm_in) : 0.0;
   // TE's fused grouped MLP: the routed copies of the quantized MoE layers skip the activation and
   // quantization passes around FC1 (fused_kernels.hpp; the BF16 layers run unfused).
   const double fused_copies = (s.moe_layers - hi.moe_layers) * tok_tp * pm.top_k;
@@ -293,9 +294,7 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, const LayerSums& hi, 
     const double quantized = s.act[i] - hi.act[i];
     const double bytes = kMemTrafficFwd * s.act[i] + (x.fp8 && !nvfp4 ? 0.5 * kFp8CastTraffic * quantized : 0.0);
     double sec = tokens * bytes / tp / hbm;
-    if (nvfp4)
-      sec += kNvfp4QuantBytesPerByte * tokens * (s.act_gemm_in[i] - hi.act_gemm_in[i]) / tp /
-             (std::max(1.0, hw.hbm_bytes_per_s) * kNvfp4QuantHbmFraction);
+    if (nvfp4) sec += nvfp4_quant_s(s.act_gemm_in[i] - hi.act_gemm_in[i]);
     return sec;
   };
   // what a recomputed forward moves again
@@ -331,8 +330,7 @@ RankTime rank_time(const StepTerms& x, const LayerSums& s, const LayerSums& hi, 
       // routed experts (GEMMs, activation, casts), combine, unpermute, all again. Its memory-bound
       // part is the MoE tensors' forward traffic (kActMoe, kActMoeAct, kActShared) and the
       // permute + unpermute (as in mem_each_pass), less what TE's fused grouped MLP skips.
-      const double permute = s.moe_layers * tok_tp * pm.top_k * h * 2.0 * 2.0 / hbm;
-      t.recompute += expert_fwd + dense_fwd(kGmSharedExperts) + ep_per_pass + permute - fused_fwd +
+      t.recompute += expert_fwd + dense_fwd(kGmSharedExperts) + ep_per_pass + permute_bytes / hbm - fused_fwd +
                      forward_traffic_s(kActMoe) + forward_traffic_s(kActMoeAct) + forward_traffic_s(kActShared);
     } else if (mods & kRcSharedExperts) {
       t.recompute += dense_fwd(kGmSharedExperts) + forward_traffic_s(kActShared);
