@@ -98,7 +98,7 @@ inline int catalog_runs(const Catalog& cat) {
         ++skipped;
         continue;
       }
-      hw->headroom_fixed_bytes = 2.0 * 1024.0 * 1024.0 * 1024.0;  // the CLI's default --headroom
+      cli::apply_headroom(std::string(kDefaultHeadroom), *hw);  // the CLI's default --headroom
       auto it = models.find(model->name);
       if (it == models.end()) it = models.emplace(model->name, prepare(*model)).first;
       const Estimate e = estimate(it->second, *hw, run->work, run->cluster, run->layout);
@@ -140,13 +140,7 @@ inline int bridge_recipes(const Catalog& cat, bool verbose) {
       ++skipped;
       continue;
     }
-    RuleInput in;
-    in.model = &s->model;
-    in.hardware = &s->hardware;
-    in.workload = s->workload;
-    in.cluster = s->cluster;
-    in.layout = s->layout;
-    const std::vector<Finding> findings = check_layout(in);
+    const std::vector<Finding> findings = check_layout(cli::rule_input(*s));
     if (std::any_of(findings.begin(), findings.end(),
                     [](const Finding& f) { return f.severity == Severity::kError; })) {
       ++refused;

@@ -226,7 +226,7 @@ Result1 run_row(const Catalog& cat, const CsvRow& r) {
   if (!model) return o.why = model.error().str(), o;
   auto hw = cat.find_hardware(r.s("gpu"));
   if (!hw) return o.why = hw.error().str(), o;
-  hw->headroom_fixed_bytes = 2.0 * kGiB;  // the CLI's default --headroom (memory.hpp kDefaultHeadroom)
+  cli::apply_headroom(std::string(kDefaultHeadroom), *hw);  // the CLI's default --headroom
   const PreparedModel pm = prepare(*model);
   Workload w;
   w.seq = r.l("seq");

@@ -33,13 +33,7 @@ bool has_error(const std::vector<Finding>& fs) {
 
 Outcome evaluate(const Setup& s) {
   Outcome o;
-  RuleInput in;
-  in.model = &s.model;
-  in.hardware = &s.hardware;
-  in.workload = s.workload;
-  in.cluster = s.cluster;
-  in.layout = s.layout;
-  o.findings = check_layout(in);
+  o.findings = check_layout(rule_input(s));
   const PreparedModel pm = prepare(s.model);
   o.params = pm.params;
   if (has_error(o.findings)) return o;

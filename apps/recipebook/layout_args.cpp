@@ -238,6 +238,16 @@ std::string flags_text(const Layout& l, const ImageBudget& image) {
   return out;
 }
 
+RuleInput rule_input(const Setup& s) {
+  RuleInput in;
+  in.model = &s.model;
+  in.hardware = &s.hardware;
+  in.workload = s.workload;
+  in.cluster = s.cluster;
+  in.layout = s.layout;
+  return in;
+}
+
 std::string flags_text(const Layout& l) {
   const Layout defaults;
   std::string out;

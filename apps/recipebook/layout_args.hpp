@@ -19,6 +19,7 @@
 #include "recipebook/core/result.hpp"
 #include "recipebook/emit/layout_flags.hpp"
 #include "recipebook/estimate/memory.hpp"
+#include "recipebook/rules/check_layout.hpp"
 
 namespace rb::cli {
 
@@ -61,6 +62,10 @@ struct Setup {
 // precision), the record's node shape on its own GPU only; an unknown name (with "did you mean"), a
 // model without an architecture or a GPU without figures is an error naming the recipe and why.
 Result<Setup> resolve_setup(const LayoutArgs& a, const Catalog& catalog, bool json_keys = false);
+
+// The layout rules' input for a setup: its model, GPU, workload, cluster and layout, no record facts
+// (what `estimate` checks; `check` and `launch` add a record's).
+RuleInput rule_input(const Setup& s);
 
 // The flags that spell `l` out (estimate over them gives the same figures), leaving out each flag
 // whose value estimate takes without it and each that means nothing beside the others (the rows'
