@@ -306,6 +306,7 @@ MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const Stage
     int offloaded = std::min(n, std::max(0, l.cpu_offload_layers));
     const int start = b + offloaded;
     if (l.recompute == Recompute::kFull) {
+      if (n == 0) continue;  // a chunk without decoder layers (a pipeline layout's embedding-only stage)
       const int group = std::max(1, std::min(l.recompute_layers, n));
       if (l.recompute_method == RecomputeMethod::kUniform) {
         const int groups = (n + group - 1) / group;

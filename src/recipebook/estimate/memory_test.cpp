@@ -401,3 +401,31 @@ TEST(Memory, LayernormRecomputeFreesOnlyTheNormsOfTheirOwn) {
 
 }  // namespace
 }  // namespace rb
+
+#include "recipebook/core/pipeline_layout.hpp"
+
+namespace rb {
+namespace {
+
+// Full recompute over a pipeline layout whose first stage holds only the embedding: that chunk has no
+// decoder layer, so it checkpoints nothing (before, its one-layer recompute group read past the model's
+// layer sums: ASan heap-buffer-overflow in PreparedModel::range, found by BruteForce's random layouts).
+TEST(Memory, FullRecomputeOnAStageWithoutDecoderLayersReadsNoLayer) {
+  const PreparedModel pm = prepare(test::llama3_8b());
+  const Hardware hw = test::h100();
+  for (RecomputeMethod method : {RecomputeMethod::kUniform, RecomputeMethod::kBlock}) {
+    Layout l;
+    l.pp = 2;
+    l.dp = 4;
+    l.recompute = Recompute::kFull;
+    l.recompute_method = method;
+    auto stages = parse_pipeline_layout("E|t*32L");
+    ASSERT_TRUE(stages);
+    l.pipeline_layout = *stages;
+    const MemoryBreakdown first = rank0(pm, hw, l, 4096, 4);
+    EXPECT_GE(first.activations_bytes, 0.0);
+  }
+}
+
+}  // namespace
+}  // namespace rb
