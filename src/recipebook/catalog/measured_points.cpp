@@ -58,7 +58,10 @@ std::optional<MeasuredRun> measured_run(const Recipe& rec, const Measurement& m,
     l.etp = default_etp(l, rec.framework == "megatron-bridge" ? EtpDefault::kMegatronBridge : EtpDefault::kMegatronCore);
   l.mbs = static_cast<int>(m.mbs > 0 ? m.mbs : l.mbs);
   if (m.fsdp > 0) l.fsdp = true;
-  l.sp = l.sp || l.tp > 1;  // Megatron-Bridge performance recipes run SP whenever TP > 1
+  // A run at the recipe's own TP used the recipe's SP (a library recipe may set it off under TP > 1:
+  // qwen_vl/h100/qwen35_vl.py); another TP is a performance-script run, and those set SP whenever
+  // TP > 1.
+  if (l.tp != rec.layout.tp) l.sp = l.tp > 1;
   if (auto p = measured_precision(m.precision)) l.precision = *p;
   apply_overrides(m.overrides, l);
   const int gpus = m.gpus > 0 ? m.gpus : rec.gpus;

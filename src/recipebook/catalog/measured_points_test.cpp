@@ -121,6 +121,28 @@ TEST(MeasuredPoints, RunsAreModelledAsEstimateRecipeModelsThem) {
   EXPECT_GT(split, 0);
 }
 
+// A run at the recipe's own TP ran the recipe's sequence parallelism: Qwen3.5-VL-27B SFT on 16 H100
+// sets TP 4 with sequence_parallel False (recipes/qwen_vl/h100/qwen35_vl.py) and its card measured
+// that. A run at another TP is a performance script's, which turns SP on whenever TP > 1. Before,
+// every run with TP > 1 was estimated with SP.
+TEST(MeasuredPoints, RunsKeepTheRecipesSequenceParallelism) {
+  const auto r = record_with_model("qwen35_vl_27b_sft_16gpu_h100_bf16_config");
+  ASSERT_TRUE(r);
+  ASSERT_EQ(r->rec.layout.tp, 4);
+  ASSERT_FALSE(r->rec.layout.sp);
+  ASSERT_FALSE(r->rec.measurements.empty());
+  Measurement m = r->rec.measurements.front();
+  auto same = measured_run(r->rec, m, r->model);
+  ASSERT_TRUE(same);
+  EXPECT_EQ(same->layout.tp, 4);
+  EXPECT_FALSE(same->layout.sp);
+  m.tp = 2;
+  m.pp = 4;
+  auto other = measured_run(r->rec, m, r->model);
+  ASSERT_TRUE(other);
+  EXPECT_TRUE(other->layout.sp);
+}
+
 // A performance-table row whose VP column says "n/a" ran without virtual pipeline stages: the
 // DeepSeek-V3 256 x B300 MXFP8 row of 26.06 (MBS 2, PP 8, VP n/a; the recipe moved to VP 2 and
 // MBS 1 later, Megatron-Bridge ecfcd8460) is modelled at VP 1 without the recipe's 16-stage layout
