@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <sstream>
 
 #include "cli_support.hpp"   // run_cli
 #include "test_support.hpp"  // TempDir
@@ -121,6 +122,41 @@ TEST(LaunchMemory, AShippedRecipeIsWrittenAndItsChangedLayoutIsChecked) {
   const Out changed = launch(o);
   EXPECT_EQ(changed.rc, kExitFindings) << changed.err;
   EXPECT_NE(changed.err.find("the memory estimate says the layout does not fit"), std::string::npos) << changed.err;
+}
+
+// A record of the user's own run (its `result`: a run that completed) launched as written: the
+// measurement outweighs the estimate, so launch writes it with a warning that says so; the same
+// record at another batch is the estimate's to judge.
+TEST(LaunchMemory, ARecordWhoseOwnRunCompletedIsWrittenWithAWarning) {
+  const test::TempDir cat;
+  cat.write("recipes/llama70b_8xh100_tp1.yaml", R"(schema_version: 1
+name: llama70b_8xh100_tp1
+kind: measured
+mode: pretrain
+framework: megatron-lm
+source: "test fixture: a run the estimate says cannot fit"
+model: llama3-70b
+gpu: {type: h100, count: 8, per_node: 8}
+workload: {row_tokens: 8192, global_batch: 64, precision: bf16}
+layout: {tp: 1, pp: 1, vpp: 1, cp: 1, ep: 1, dp: 8, rows_per_microbatch: 1}
+result: {tokens_per_s_per_gpu: 100}
+)");
+  LaunchOptions o;
+  o.source = "llama70b_8xh100_tp1";
+  o.targets = {"megatron-lm"};
+  auto run = [&](const LaunchOptions& opts) {
+    std::ostringstream out, err;
+    const Context ctx{out, err, {cat.path()}, false, false};
+    const int rc = run_launch(opts, ctx);
+    return Out{rc, out.str(), err.str()};
+  };
+  const Out as_run = run(o);
+  EXPECT_EQ(as_run.rc, 0) << as_run.err;
+  EXPECT_NE(as_run.err.find("the record's measured run completed on this layout"), std::string::npos) << as_run.err;
+  o.gbs = 128;  // another batch: no longer the run that completed
+  const Out changed = run(o);
+  EXPECT_EQ(changed.rc, kExitFindings) << changed.err;
+  EXPECT_NE(changed.err.find("refusing to launch"), std::string::npos) << changed.err;
 }
 
 }  // namespace

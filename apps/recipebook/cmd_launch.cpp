@@ -124,6 +124,8 @@ MemoryCheck check_memory(const SpecRequest& req, const LaunchSpec& spec, const C
       out.as_shipped = (*entry)->origin == "builtin" && ((*entry)->recipe.kind == RecipeKind::kLibrary ||
                                                          (*entry)->recipe.kind == RecipeKind::kPerformance);
     if (auto rec = catalog.resolved(spec.source_recipe)) {
+      // A record's own `result` (seed 001's form: your run, measured) is a run of the record as written.
+      if (rec->tokens_per_s_per_gpu && *rec->tokens_per_s_per_gpu > 0 && rec->layout_known) out.ran_as_recorded = true;
       for (const Measurement& m : rec->measurements) {
         if (!m.current || m.tokens_per_s_per_gpu <= 0 || (!m.gpu.empty() && fold_name(m.gpu) != fold_name(rec->gpu)))
           continue;
