@@ -92,6 +92,18 @@ double quantized_input_saving(Precision p) {
   return 0.0;
 }
 
+// Layers [b, e) summed (`s`: pm.range(b, e) or its cached equal) for their activations: only the
+// layers that run quantized keep a GEMM input quantized (act_gemm_in); those an FP8/FP4 run keeps in
+// BF16 (first_last_layers_bf16) keep theirs in 16 bits.
+LayerSums quantized_inputs_only(const PreparedModel& pm, const Layout& l, int b, int e, LayerSums s) {
+  const LayerSums hi = bf16_range_sums(pm, l, b, e);
+  for (size_t i = 0; i < s.act_gemm_in.size(); ++i) s.act_gemm_in[i] -= hi.act_gemm_in[i];
+  return s;
+}
+LayerSums quantized_inputs_only(const PreparedModel& pm, const Layout& l, int b, int e) {
+  return quantized_inputs_only(pm, l, b, e, pm.range(b, e));
+}
+
 // Bytes per token (of the rank's sequence shard) of layers summed in `s`.
 double act_per_token(const LayerSums& s, const Keep& k, const Layout& l) {
   const double tp = l.tp;
@@ -177,7 +189,7 @@ double offloaded_activation_bytes(const MemoryInputs& in, const Layout& l, const
     const int begin = plan.begin[static_cast<size_t>(c)];
     const int e = plan.begin[static_cast<size_t>(c + 1)];
     const int start = begin + std::min(e - begin, std::max(0, l.cpu_offload_layers));
-    b += tokens * offload_per_token(pm.range(start, e), keep, l);
+    b += tokens * offload_per_token(quantized_inputs_only(pm, l, start, e), keep, l);
   }
   return b;
 }
@@ -311,13 +323,15 @@ MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const Stage
       if (l.recompute_method == RecomputeMethod::kUniform) {
         const int groups = (n + group - 1) / group;
         stored += tokens * groups * ckpt_per_token;
-        working = std::max(working, tokens * act_per_token(pm.range(b, b + group), keep, l));
+        working = std::max(working, tokens * act_per_token(quantized_inputs_only(pm, l, b, b + group), keep, l));
       } else {  // block: the first `group` layers keep only their inputs, the rest everything
-        stored += tokens * (group * ckpt_per_token + act_per_token(pm.range(b + group, e), keep, l));
-        working = std::max(working, tokens * act_per_token(pm.range(b, b + 1), keep, l));
+        stored += tokens * (group * ckpt_per_token +
+                            act_per_token(quantized_inputs_only(pm, l, b + group, e), keep, l));
+        working = std::max(working, tokens * act_per_token(quantized_inputs_only(pm, l, b, b + 1), keep, l));
       }
     } else {
-      stored += tokens * act_per_token(start == b ? chunk_sums(pm, plan, c) : pm.range(start, e), keep, l);
+      stored += tokens * act_per_token(
+          quantized_inputs_only(pm, l, start, e, start == b ? chunk_sums(pm, plan, c) : pm.range(start, e)), keep, l);
     }
   }
   const double chunks = inflight_chunks(l, rank, in.microbatches);

@@ -367,6 +367,29 @@ TEST(Memory, Nvfp4WithoutParamGatherKeepsBf16WeightsAndTheirQuantizedCopies) {
   EXPECT_NEAR((b.weights_bytes - a.weights_bytes) / b.quantized_weights_bytes, (2.0 - 1.125) / 1.125, 1e-9);
 }
 
+// The layers an FP8/FP4 run keeps in BF16 (first_last_layers_bf16) keep their GEMM inputs in 16 bits:
+// an NVFP4 run with every layer in BF16 keeps the activations of a BF16 run, half of them halfway.
+// Before, every layer's inputs were counted at 4.5 bits.
+TEST(Memory, Bf16LayersOfAQuantizedRunKeepSixteenBitInputs) {
+  const PreparedModel pm = prepare(test::llama3_8b());
+  const Hardware hw = test::b200();
+  Layout bf16;
+  bf16.dp = 8;
+  Layout fp4 = bf16;
+  fp4.precision = Precision::kNvfp4;
+  Layout all = fp4;
+  all.bf16_layers_at_start = pm.num_layers;
+  Layout half = fp4;
+  half.bf16_layers_at_end = pm.num_layers / 2;
+  const double a_bf16 = rank0(pm, hw, bf16, 4096, 1).activations_bytes;
+  const double a_fp4 = rank0(pm, hw, fp4, 4096, 1).activations_bytes;
+  const double a_all = rank0(pm, hw, all, 4096, 1).activations_bytes;
+  const double a_half = rank0(pm, hw, half, 4096, 1).activations_bytes;
+  EXPECT_LT(a_fp4, a_bf16);
+  EXPECT_DOUBLE_EQ(a_all, a_bf16);
+  EXPECT_NEAR(a_half, (a_fp4 + a_bf16) / 2.0, 1e-6 * a_bf16);
+}
+
 }  // namespace
 }  // namespace rb
 

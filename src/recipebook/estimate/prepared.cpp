@@ -209,11 +209,17 @@ LayerSums mean_rank_sums(const PreparedModel& pm, const StagePlan& plan) {
 
 namespace {
 
-// Layers [b, e) of chunk c that run in BF16: its overlap with [0, start) and with [n - end, n).
-LayerSums bf16_chunk_sums(const PreparedModel& pm, const StagePlan& plan, const Layout& l, int c) {
+bool has_bf16_layers(const Layout& l) {
+  return l.precision != Precision::kBf16 && (l.bf16_layers_at_start > 0 || l.bf16_layers_at_end > 0);
+}
+
+}  // namespace
+
+// Layers [b, e) that run in BF16: their overlap with [0, start) and with [n - end, n).
+LayerSums bf16_range_sums(const PreparedModel& pm, const Layout& l, int b, int e) {
   LayerSums out;
+  if (!has_bf16_layers(l)) return out;
   const int n = static_cast<int>(pm.prefix.size()) - 1;
-  const int b = plan.begin[static_cast<size_t>(c)], e = plan.begin[static_cast<size_t>(c + 1)];
   const int head = std::clamp(l.bf16_layers_at_start, 0, n);
   const int tail = std::max(head, n - std::max(0, l.bf16_layers_at_end));
   if (const int hi = std::min(e, head); hi > b) accumulate(out, pm.range(b, hi));
@@ -221,8 +227,11 @@ LayerSums bf16_chunk_sums(const PreparedModel& pm, const StagePlan& plan, const 
   return out;
 }
 
-bool has_bf16_layers(const Layout& l) {
-  return l.precision != Precision::kBf16 && (l.bf16_layers_at_start > 0 || l.bf16_layers_at_end > 0);
+namespace {
+
+// Chunk c's layers that run in BF16.
+LayerSums bf16_chunk_sums(const PreparedModel& pm, const StagePlan& plan, const Layout& l, int c) {
+  return bf16_range_sums(pm, l, plan.begin[static_cast<size_t>(c)], plan.begin[static_cast<size_t>(c + 1)]);
 }
 
 }  // namespace
