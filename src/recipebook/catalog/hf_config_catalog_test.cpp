@@ -331,6 +331,8 @@ TEST(HfCatalogConfig, Glm51CountsItsLightningIndexers) {
   const int64_t per_layer = 4096 * 2048 + 128 * 6144 + 32 * 6144 + 2 * 128;
   EXPECT_EQ(count_params(m).total - count_params(plain).total, 78 * per_layer);
   EXPECT_GT(megatron_flops_per_token(m, 4096, FlopsOptions{}), megatron_flops_per_token(plain, 4096, FlopsOptions{}));
+  // The top-k selection is not timed: the reader says so where estimate prints its assumptions.
+  EXPECT_THAT(m.assumptions, ::testing::Contains(HasSubstr("past index_topk 2048 tokens")));
 }
 
 }  // namespace
