@@ -77,6 +77,7 @@ const std::map<std::string, Json>& cases() {
       {"fused_grouped_mlp", {{"ep", 4}, {"fused_grouped_mlp", true}}},
       {"fp8_attention", {{"precision", "fp8_cs"}, {"fp8_attention", true}}},
       {"distributed_optimizer_instances", {{"fsdp", true}, {"distributed_optimizer_instances", 2}}},  // HSDP 2 x 8
+      {"cp_comm_type", {{"cp", 2}, {"cp_comm_type", "a2a"}}},
   };
   return c;
 }

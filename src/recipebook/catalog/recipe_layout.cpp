@@ -263,6 +263,23 @@ void read_features(YamlReader& r, const YNode& doc, Recipe& rec, std::optional<s
     l.account_for_loss = r.boolean(st, "account_for_loss_in_pipeline_split", sp).value_or(l.account_for_loss);
     // Megatron's name, as `launch --target recipe` writes a layout without the distributed optimizer.
     l.distributed_optimizer = r.boolean(st, "use_distributed_optimizer", sp).value_or(l.distributed_optimizer);
+    // Megatron-Core cp_comm_type: one value, or one per layer (the same everywhere reads as that
+    // value; a mix, a2a+p2p or an unknown value keep the ring: RB-CP-COMM-TYPE reports what is wrong,
+    // docs/model.md what is not modelled).
+    if (const YNode* cc = st->get("cp_comm_type"); cc != nullptr) {
+      std::optional<CpComm> one;
+      bool mixed = false;
+      const auto take = [&](const YNode& v) {
+        const auto c = v.as_string() ? parse_cp_comm(*v.as_string()) : std::nullopt;
+        if (!c || (one && *one != *c)) mixed = true;
+        one = c;
+      };
+      if (cc->is_seq())
+        for (const YNode& v : cc->seq) take(v);
+      else
+        take(*cc);
+      if (one && !mixed) l.cp_comm = *one;
+    }
     // Megatron-Core's distributed optimizer instances (HSDP under Megatron-FSDP).
     l.distributed_optimizer_instances =
         r.int32(st, "num_distributed_optimizer_instances", sp, 1).value_or(l.distributed_optimizer_instances);

@@ -150,6 +150,23 @@ std::optional<Dispatcher> parse_dispatcher(std::string_view s) {
   return std::nullopt;
 }
 
+std::optional<CpComm> parse_cp_comm(std::string_view s) {
+  const std::string f = to_lower(s);
+  if (f == "p2p") return CpComm::kP2p;
+  if (f == "a2a") return CpComm::kA2a;
+  if (f == "allgather") return CpComm::kAllGather;
+  return std::nullopt;
+}
+
+std::string_view cp_comm_name(CpComm c) {
+  switch (c) {
+    case CpComm::kP2p: return "p2p";
+    case CpComm::kA2a: return "a2a";
+    case CpComm::kAllGather: return "allgather";
+  }
+  return "p2p";
+}
+
 std::optional<Optimizer> parse_optimizer(std::string_view s) {
   const std::string f = to_lower(s);
   if (f == "adam") return Optimizer::kAdam;

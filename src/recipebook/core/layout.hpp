@@ -62,6 +62,13 @@ enum GemmModule : uint32_t {
 
 enum class Dispatcher { kAlltoall, kAllgather, kFlexDeepep, kFlexHybridep };
 
+// How context parallelism exchanges K/V (Megatron-Core cp_comm_type, Transformer Engine's
+// attention/dot_product_attention/context_parallel.py): TE's ring of K/V blocks (p2p,
+// AttnFuncWithCPAndKVP2P, Megatron's default); Ulysses all-to-alls that trade the sequence shard
+// for a head shard (a2a, AttnFuncWithCPAndQKVOA2A); or all-gathered K/V (allgather,
+// AttnFuncWithCPAndKVAllGather). TE's hierarchical a2a+p2p is not a Layout value (see docs/model.md).
+enum class CpComm { kP2p, kA2a, kAllGather };
+
 enum class CudaGraph { kNone, kTransformerEngine, kLocal, kFullIteration };
 
 // The fused cross-entropy implementation (Megatron-Core ModelParallelConfig cross_entropy_fusion_impl,
@@ -89,6 +96,7 @@ struct Layout {
   int pp = 1;
   int vp = 1;  // virtual pipeline stages per rank; 1 = plain 1F1B
   int cp = 1;
+  CpComm cp_comm = CpComm::kP2p;  // with CP > 1
   int ep = 1;
   int etp = 1;
   int dp = 1;  // derived: gpus / (tp * pp * cp)
@@ -244,6 +252,7 @@ struct Cluster {
 
 std::optional<Mode> parse_mode(std::string_view s);  // pretrain | sft | peft | lora
 std::optional<Dispatcher> parse_dispatcher(std::string_view s);
+std::optional<CpComm> parse_cp_comm(std::string_view s);  // p2p | a2a | allgather
 std::optional<CudaGraph> parse_cuda_graph(std::string_view s);
 std::optional<Optimizer> parse_optimizer(std::string_view s);  // adam | muon (dist_muon reads as muon)
 std::optional<Recompute> parse_recompute(std::string_view s);  // none | selective | full
@@ -258,6 +267,7 @@ std::vector<std::string> recompute_module_names();
 std::string recompute_module_choices();
 std::string cuda_graph_scope_choices();
 std::string_view dispatcher_name(Dispatcher d);
+std::string_view cp_comm_name(CpComm c);
 std::string_view cuda_graph_name(CudaGraph g);
 std::optional<CrossEntropyImpl> parse_cross_entropy_impl(std::string_view s);  // te | native
 std::string_view cross_entropy_impl_name(CrossEntropyImpl c);

@@ -114,6 +114,10 @@ Result<void> apply_recompute_method(const LayoutFlags& f, Layout& l) {
   return parse_into(f.recompute_method, parse_recompute_method, l.recompute_method, "--recompute-method",
                     "recompute method", "uniform or block");
 }
+Result<void> apply_cp_comm(const LayoutFlags& f, Layout& l) {
+  return parse_into(f.cp_comm_type, parse_cp_comm, l.cp_comm, "--cp-comm-type", "CP communication type",
+                    "p2p, a2a or allgather");
+}
 Result<void> apply_dispatcher(const LayoutFlags& f, Layout& l) {
   return parse_into(f.dispatcher, parse_dispatcher, l.dispatcher, "--dispatcher", "dispatcher",
                     "alltoall, allgather, deepep or hybridep");
@@ -163,6 +167,8 @@ std::string recompute_modules_text(const Layout& l) {
 std::string recompute_method_text(const Layout& l) {
   return l.recompute_method == RecomputeMethod::kBlock ? "block" : "uniform";
 }
+std::string cp_comm_text(const Layout& l) { return std::string(cp_comm_name(l.cp_comm)); }
+bool cp_on(const Layout& l) { return l.cp > 1; }
 std::string dispatcher_text(const Layout& l) { return std::string(dispatcher_name(l.dispatcher)); }
 std::string cuda_graph_text(const Layout& l) { return std::string(cuda_graph_name(l.cuda_graph)); }
 std::string optimizer_text(const Layout& l) { return std::string(optimizer_name(l.optimizer)); }
@@ -246,6 +252,13 @@ const std::array kLayoutFields{
     plan_flag("Context parallel degree",
               int_row("cp", "Context parallel size (default 1)", M::kOne, &F::cp, &L::cp, "layout.cp",
                       "model.context_parallel_size", "--context-parallel-size", P::kSearched, D::kCp)),
+    // TE's three CP schemes (core/layout.hpp CpComm); Megatron-LM reads --cp-comm-type per layer or once.
+    when_in_force(cp_on, when_set(text_row("cp_comm_type",
+                                           "CP exchange: p2p (default: TE's K/V ring) | a2a (Ulysses: heads over CP) | "
+                                           "allgather (K/V gathered, exposed)",
+                                           &F::cp_comm_type, cp_comm_text, apply_cp_comm,
+                                           "features.settings.cp_comm_type", "model.cp_comm_type", "--cp-comm-type",
+                                           P::kFixed, D::kNone))),
     plan_flag("Expert parallel degree",
               int_row("ep", "Expert parallel size (default 1)", M::kOne, &F::ep, &L::ep, "layout.ep",
                       "model.expert_model_parallel_size", "--expert-model-parallel-size", P::kSearched, D::kEp)),

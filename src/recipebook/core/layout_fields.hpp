@@ -36,6 +36,7 @@ struct LayoutFlags {
   std::optional<int> recompute_layers;
   std::optional<int> distributed_optimizer_instances;  // HSDP / partial distributed optimizer
   std::string dispatcher;         // alltoall | allgather | deepep | hybridep
+  std::string cp_comm_type;       // p2p | a2a | allgather (CP > 1)
   std::string optimizer;          // adam | muon
   std::string cuda_graph;         // none | transformer_engine | local | full_iteration
   std::string cuda_graph_scope;   // attn,moe_router,...

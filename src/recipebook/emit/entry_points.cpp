@@ -97,7 +97,7 @@ constexpr auto kRunRecipeArgs = std::to_array<EntryArg>({
 constexpr auto kOverrideKeys = std::to_array<std::string_view>({
     // cfg.model: layout (MCore ModelParallelConfig via GPTModelProvider)
     "model.tensor_model_parallel_size", "model.pipeline_model_parallel_size",
-    "model.virtual_pipeline_model_parallel_size", "model.context_parallel_size",
+    "model.virtual_pipeline_model_parallel_size", "model.context_parallel_size", "model.cp_comm_type",
     "model.expert_model_parallel_size", "model.expert_tensor_parallel_size", "model.sequence_parallel",
     "model.num_layers_in_first_pipeline_stage", "model.num_layers_in_last_pipeline_stage",
     "model.pipeline_model_parallel_layout",
@@ -152,6 +152,8 @@ constexpr auto kOffloadModules = std::to_array<std::string_view>(
     {"attn_norm", "qkv_linear", "core_attn", "attn_proj", "mlp_norm", "expert_fc1", "moe_act", "fused_group_mlp",
      "gdp_qkv"});
 constexpr auto kDispatcher = std::to_array<std::string_view>({"allgather", "alltoall", "flex"});
+// Megatron-Core cp_comm_type values (arguments.py --cp-comm-type; TE context_parallel.py).
+constexpr auto kCpComm = std::to_array<std::string_view>({"p2p", "a2a", "allgather", "a2a+p2p"});
 constexpr auto kFlexBackend = std::to_array<std::string_view>({"deepep", "hybridep", "ncclep"});
 constexpr auto kGraphImpl = std::to_array<std::string_view>({"none", "local", "transformer_engine", "full_iteration"});
 // _parse_cuda_graph_modules_arg: CudaGraphModule names, and the deprecated whole-graph spellings.
@@ -209,6 +211,7 @@ constexpr auto kPretrainGptArgs = std::to_array<EntryArg>({
     A{"--decoder-first-pipeline-num-layers", "", V::kInt}, A{"--decoder-last-pipeline-num-layers", "", V::kInt},
     A{"--account-for-embedding-in-pipeline-split", "", V::kNone},
     A{"--account-for-loss-in-pipeline-split", "", V::kNone}, A{"--context-parallel-size", "", V::kInt},
+    A{"--cp-comm-type", "", V::kChoice, kCpComm},
     A{"--expert-model-parallel-size", "", V::kInt}, A{"--expert-tensor-parallel-size", "", V::kInt},
     A{"--sequence-parallel", "", V::kNone},
     // batch and schedule

@@ -59,9 +59,11 @@ HostTime host_time(const LayerSums& s, const Layout& l, double recompute_share, 
                s.linear_layers * block(captured(kCgAttn | kCgMamba), kMixerModules, kMixerOps) +
                mlps * block(captured(kCgMlp), kMlpModules, kMlpOps);
   double bwd = fwd;  // one backward call per module and op (TE's autograd Functions, autograd nodes)
-  // The CP ring's calls run inside the attention's graph where the attention is captured.
+  // The CP ring's calls run inside the attention's graph where the attention is captured. The ring
+  // adds cp - 1 steps per layer; all-gathered K/V a second chunk call, the all-to-alls about one
+  // step's worth of calls (the exchanges and their layout changes).
   if (l.cp > 1 && !captured(kCgAttn)) {
-    const double steps = s.attn_layers * (l.cp - 1.0);
+    const double steps = s.attn_layers * (l.cp_comm == CpComm::kP2p ? l.cp - 1.0 : 1.0);
     fwd += steps * kCpStepCallsFwd * kTorchOpHostS;
     bwd += steps * kCpStepCallsBwd * kTorchOpHostS;
   }

@@ -55,8 +55,8 @@ struct HostTime {
   double sync_s = 0;      // the GPU's idle across them (kMoeSyncS each, on this host CPU)
 };
 
-// Context parallelism (cp_comm_type p2p, AttnFuncWithCPAndKVP2P) walks cp ring steps per attention
-// layer where CP 1 runs one attention call, each extra step with its own calls (host.cpp).
+// Context parallelism adds calls per attention layer where CP 1 runs one attention call: the p2p
+// ring's cp - 1 extra steps, about one step's worth under a2a and allgather (host.cpp).
 // `cpu`: the node's host CPU family (host_cpu_factor).
 HostTime host_time(const LayerSums& s, const Layout& l, double recompute_share, bool quantized, double local_experts,
                    HostCpuFamily cpu = HostCpuFamily::kX86);

@@ -357,6 +357,57 @@ TEST(Time, ContextParallelExchangeIsHiddenUnderAttention) {
   EXPECT_GT(run(pm, hw, wide, 16384, 4).cp_comm_s, 0.0);  // across nodes, with little attention to hide it
 }
 
+// Ulysses CP (cp_comm_type a2a, TE AttnFuncWithCPAndQKVOA2A): per attention layer Q, K and V go out
+// in one all-to-all and O comes back in another, the same bytes again backward, none of it hidden;
+// the attention runs CP 1's causal block over half the heads, so it costs exactly half of CP 1's
+// (the p2p ring's shorter blocks cost 5% more at this length).
+TEST(Time, ContextParallelAllToAllExposesItsExchangesOverWholeSequenceAttention) {
+  const PreparedModel pm = prepare(test::llama3_8b());
+  const Hardware hw = test::h100();
+  Layout one;
+  one.dp = 8;
+  Layout l;
+  l.cp = 2;
+  l.dp = 4;
+  l.cp_comm = CpComm::kA2a;
+  Layout ring = l;
+  ring.cp_comm = CpComm::kP2p;
+  const int64_t seq = 8192;
+  const TimeBreakdown t = run(pm, hw, l, seq, 4), r = run(pm, hw, ring, seq, 4), c1 = run(pm, hw, one, seq, 4);
+  EXPECT_NEAR(t.attention_s, c1.attention_s / 2.0, 1e-9 * c1.attention_s);
+  EXPECT_GT(r.attention_s, t.attention_s);
+  const Links links = make_links(hw, hw.eff(Precision::kBf16), 0, l.world());
+  const LayerSums& s = pm.prefix.back();
+  const double tokens = seq / 2.0;
+  const double q = tokens * pm.q_dim * 2.0, kv = tokens * s.kv_bytes / s.attn_layers;
+  const double per_layer = all_to_all_s(q + kv, {2, 1}, links) + all_to_all_s(q, {2, 1}, links);
+  EXPECT_NEAR(t.cp_comm_s, 4.0 * s.attn_layers * 2.0 * per_layer, 1e-12);
+  EXPECT_DOUBLE_EQ(r.cp_comm_s, 0.0);  // the ring hides under its steps here
+}
+
+// All-gathered K/V (cp_comm_type allgather, TE AttnFuncWithCPAndKVAllGather, "KV all-gather between
+// CP ranks is exposed"): forward gathers the whole K/V, backward gathers it again and reduce-scatters
+// dK/dV, each per attention layer; the two query chunks of S/(2 cp) run against their prefixes.
+TEST(Time, ContextParallelAllGatherExposesTheGatheredKv) {
+  const PreparedModel pm = prepare(test::llama3_8b());
+  const Hardware hw = test::h100();
+  Layout one;
+  one.dp = 8;
+  Layout l;
+  l.cp = 2;
+  l.dp = 4;
+  l.cp_comm = CpComm::kAllGather;
+  const int64_t seq = 8192;
+  const TimeBreakdown t = run(pm, hw, l, seq, 4), c1 = run(pm, hw, one, seq, 4);
+  const Links links = make_links(hw, hw.eff(Precision::kBf16), 0, l.world());
+  const LayerSums& s = pm.prefix.back();
+  const double gathered = seq * s.kv_bytes / s.attn_layers;  // the full-length K/V of one layer
+  const double per_layer = 2.0 * all_gather_s(gathered, {2, 1}, links) + reduce_scatter_s(gathered, {2, 1}, links);
+  EXPECT_NEAR(t.cp_comm_s, 4.0 * s.attn_layers * per_layer, 1e-12);
+  auto rate = [](double n, double half) { return n / (n + half); };
+  EXPECT_NEAR(t.attention_s / (c1.attention_s / 2.0), rate(8192, 1310) / rate(2048, 240), 1e-9);
+}
+
 TEST(Time, ExpertGemmsPayTheirWeightReadsPerToken) {
   // Grouped expert GEMMs take (1 + m_ridge / m) of their compute time with m tokens per expert:
   // the expert's weights stream from HBM once per GEMM. The GEMM time per token therefore falls

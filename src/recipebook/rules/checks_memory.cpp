@@ -304,8 +304,7 @@ bool check_cp_comm_type(const RuleContext& ctx, Finding* out) {
 bool check_cp_a2a_heads(const RuleContext& ctx, Finding* out) {
   const int cp = ctx.layout.cp;
   const int tp = ctx.layout.tp;
-  const std::string* t = setting(ctx.facts, "cp_comm_type");
-  if (cp <= 1 || t == nullptr || *t != "a2a" || ctx.pm.heads <= 0 || tp <= 0) return false;
+  if (cp <= 1 || ctx.layout.cp_comm != CpComm::kA2a || ctx.pm.heads <= 0 || tp <= 0) return false;
   const int heads = ctx.pm.heads / tp;
   const int kv = ctx.pm.attention_layers > 0 ? (ctx.pm.kv_heads >= tp ? ctx.pm.kv_heads / tp : 1) : heads;
   if (heads % cp == 0 && kv % cp == 0) return false;

@@ -126,6 +126,7 @@ RuleInput to_input(const Flat& f) {
   l.tp_comm_overlap = flag("features.tp_comm_overlap");
   l.precision_aware_optimizer = flag("features.precision_aware_optimizer");
   l.distributed_optimizer_instances = static_cast<int>(num("features.settings.num_distributed_optimizer_instances", 1));
+  l.cp_comm = parse_cp_comm(get("features.settings.cp_comm_type")).value_or(CpComm::kP2p);
   const int mp = l.tp * l.pp * l.cp;
   l.dp = mp > 0 && in.cluster.gpus % mp == 0 ? in.cluster.gpus / mp : 0;
 

@@ -34,6 +34,7 @@ class In {
   In& pp(int v) { in_.layout.pp = v; return *this; }
   In& vp(int v) { in_.layout.vp = v; return *this; }
   In& cp(int v) { in_.layout.cp = v; return *this; }
+  In& cp_comm(CpComm c) { in_.layout.cp_comm = c; return *this; }
   In& ep(int v) { in_.layout.ep = v; return *this; }
   In& etp(int v) { in_.layout.etp = v; return *this; }
   In& mbs(int v) { in_.layout.mbs = v; return *this; }

@@ -220,10 +220,10 @@ void add_feature_cases(std::vector<RuleCase>& v) {
       In(llama3_8b(), h100(), 8).cp(4).seq(16384).gbs(32).set("cp_comm_type", "ring").done(), "unknown type");
 
   add("RB-CP-A2A-HEADS", kBad,
-      In(llama3_8b(), h100(), 16).tp(4).sp().cp(4).seq(16384).gbs(16).set("cp_comm_type", "a2a").done(),
+      In(llama3_8b(), h100(), 16).tp(4).sp().cp(4).cp_comm(CpComm::kA2a).seq(16384).gbs(16).done(),
       "2 KV heads per TP rank, CP 4");
   add("RB-CP-A2A-HEADS", kOk,
-      In(llama3_8b(), h100(), 16).tp(4).sp().cp(2).seq(16384).gbs(16).set("cp_comm_type", "a2a").done(), "CP 2");
+      In(llama3_8b(), h100(), 16).tp(4).sp().cp(2).cp_comm(CpComm::kA2a).seq(16384).gbs(16).done(), "CP 2");
 
   add("RB-CP-SFT-LOSS", kBad,
       In(llama3_8b(), h100(), 8).mode(Mode::kSft).cp(2).seq(8192).set("calculate_per_token_loss", "false").done(),
