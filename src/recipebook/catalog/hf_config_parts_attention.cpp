@@ -164,7 +164,8 @@ void PartsReader::read_indexer() {
   // What the estimator does with it (flops.cpp, context_parallel.cpp; docs/model.md "Open points").
   if (!r_.failed() && d.index_topk > 0)
     assume("DSA sparse attention is timed as dense MLA over the whole causal context, and its CP exchange as "
-           "Transformer Engine's of full K/V (Megatron-Core's DSA runs its own all-gather CP): past index_topk " +
+           "Transformer Engine's of full K/V (Megatron-Core's DSA runs its own all-gather CP, whose buffers are not "
+           "counted in memory): past index_topk " +
            std::to_string(d.index_topk) + " tokens the attention and CP times are upper bounds");
 }
 

@@ -334,6 +334,13 @@ MemoryBreakdown rank_memory(const MemoryInputs& in, const Layout& l, const Stage
           quantized_inputs_only(pm, l, start, e, start == b ? chunk_sums(pm, plan, c) : pm.range(start, e)), keep, l);
     }
   }
+  // All-gathered CP (AttnFuncWithCPAndKVAllGather) holds one attention layer's whole-sequence K/V for
+  // the length of its backward: the gathered tensors, their chunk-ordered copies (index_select) and
+  // the full-length dK/dV accumulators, three times the K/V of the cp ranks' tokens. A DSA model's
+  // attention (index_topk) runs Megatron-Core's own all-gather CP on its own tensors instead: not
+  // counted (docs/model.md "Open points").
+  if (l.cp > 1 && l.cp_comm == CpComm::kAllGather && sums.attn_layers > 0 && pm.model.mla.index_topk == 0)
+    working += 3.0 * l.cp * tokens * (sums.kv_bytes / sums.attn_layers) / tp;
   const double chunks = inflight_chunks(l, rank, in.microbatches);
   // Fine-grained activation offloading: the offloaded tensors of the micro-batches in flight wait on
   // the host; the GPU keeps two layers' worth (the one being offloaded and the one reloaded ahead of

@@ -367,6 +367,28 @@ TEST(Memory, Nvfp4WithoutParamGatherKeepsBf16WeightsAndTheirQuantizedCopies) {
   EXPECT_NEAR((b.weights_bytes - a.weights_bytes) / b.quantized_weights_bytes, (2.0 - 1.125) / 1.125, 1e-9);
 }
 
+// All-gathered CP (TE AttnFuncWithCPAndKVAllGather) holds one layer's whole-sequence K/V through its
+// backward: the gathered K/V, its chunk-ordered copy and the full-length dK/dV, 3 x cp x the K/V of the
+// rank's tokens. The ring and Ulysses hold no such buffer.
+TEST(Memory, AllGatheredContextParallelHoldsOneLayersWholeKv) {
+  const PreparedModel pm = prepare(test::llama3_8b());
+  const Hardware hw = test::b200();
+  Layout ring;
+  ring.cp = 4;
+  ring.dp = 2;
+  Layout ag = ring;
+  ag.cp_comm = CpComm::kAllGather;
+  Layout a2a = ring;
+  a2a.cp_comm = CpComm::kA2a;
+  const int64_t seq = 65536;
+  const MemoryBreakdown r = rank0(pm, hw, ring, seq, 1), g = rank0(pm, hw, ag, seq, 1), u = rank0(pm, hw, a2a, seq, 1);
+  const LayerSums& s = pm.prefix.back();
+  const double per_layer_kv = s.kv_bytes / s.attn_layers;  // 8 KV heads x 128 x 2 (K, V) x 2 B
+  EXPECT_DOUBLE_EQ(per_layer_kv, 4096.0);
+  EXPECT_NEAR(g.activations_bytes - r.activations_bytes, 3.0 * 4 * (seq / 4.0) * per_layer_kv, 1.0);
+  EXPECT_DOUBLE_EQ(u.activations_bytes, r.activations_bytes);
+}
+
 // The layers an FP8/FP4 run keeps in BF16 (first_last_layers_bf16) keep their GEMM inputs in 16 bits:
 // an NVFP4 run with every layer in BF16 keeps the activations of a BF16 run, half of them halfway.
 // Before, every layer's inputs were counted at 4.5 bits.
