@@ -17,6 +17,7 @@ export const estimateFields = [
   ["pp", "PP", 1, "number"],
   ["vp", "VP", 1, "number"],
   ["cp", "CP", 1, "number"],
+  ["cp_comm_type", "CP exchange", "p2p", ["p2p", "a2a", "allgather"]],
   ["ep", "EP", 1, "number"],
   ["etp", "ETP", "", "number"],
   ["mbs", "micro batch", 1, "number"],
