@@ -146,7 +146,7 @@ void print_outcome(const Setup& s, const Outcome& o, const Context& ctx) {
                                 ? fmt::format(" (first/last stage {}/{} layers)", l.first_stage_layers, l.last_stage_layers)
                                 : "";
   ctx.out << fmt::format("layout: TP {} PP {}{} VP {} CP {} EP {} ETP {} {}, micro batch {}{}{}, {}, recompute {}\n",
-                         l.tp, l.pp, split, l.vp, l.cp, l.ep, l.etp, dp_text(s), l.mbs, l.sp ? ", SP" : "",
+                         l.tp, l.pp, split, l.vp, cp_text(l), l.ep, l.etp, dp_text(s), l.mbs, l.sp ? ", SP" : "",
                          l.fsdp ? ", FSDP" : "", precision_name(l.precision), recompute_name(l.recompute));
   ctx.out << fmt::format("params: {:.3f} B total, {:.3f} B active\n\n", static_cast<double>(o.params.total) / 1e9,
                          static_cast<double>(o.params.active) / 1e9);

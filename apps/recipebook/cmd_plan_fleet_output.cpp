@@ -26,7 +26,7 @@ std::string tokens_str(double n) {
 
 std::string layout_text(const FleetResult& r, const Candidate& c) {
   const Layout& l = c.layout;
-  std::string s = fmt::format("{} TP {} PP {} VP {} CP {}", precision_name(l.precision), l.tp, l.pp, l.vp, l.cp);
+  std::string s = fmt::format("{} TP {} PP {} VP {} CP {}", precision_name(l.precision), l.tp, l.pp, l.vp, cp_text(l));
   if (l.ep > 1 || l.etp > 1) s += fmt::format(" EP {} ETP {}", l.ep, l.etp);
   s += fmt::format(" DP {} MBS {}", l.dp, l.mbs);
   if (l.fsdp) s += " FSDP";

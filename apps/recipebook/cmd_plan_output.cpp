@@ -77,6 +77,7 @@ class LayoutColumns {
                   searched_precisions(v.req.fixed).size() > 1;
     moe_ = v.model.is_moe();
     uneven_ = std::any_of(rows.begin(), rows.end(), [](const Candidate& c) { return stage_split_of(c.layout).any(); });
+    cp_ = std::any_of(rows.begin(), rows.end(), [](const Candidate& c) { return c.layout.cp > 1; });
     offload_ = std::any_of(rows.begin(), rows.end(), [](const Candidate& c) { return uses_offload(c.layout); });
   }
 
@@ -84,6 +85,7 @@ class LayoutColumns {
     if (range_ && with_gpus) cols.push_back({"GPUs", Align::kRight});
     if (precisions_) cols.push_back({"precision"});
     for (const char* h : {"TP", "PP", "VP", "CP"}) cols.push_back({h, Align::kRight});
+    if (cp_) cols.push_back({"CP comm"});
     if (uneven_) cols.push_back({"stages"});
     if (moe_) {
       cols.push_back({"EP", Align::kRight});
@@ -102,6 +104,7 @@ class LayoutColumns {
     if (range_ && with_gpus) row.push_back(std::to_string(c.gpus));
     if (precisions_) row.emplace_back(precision_name(l.precision));
     for (int x : {l.tp, l.pp, l.vp, l.cp}) row.push_back(std::to_string(x));
+    if (cp_) row.emplace_back(l.cp > 1 ? cp_comm_name(l.cp_comm) : "-");
     if (uneven_) row.push_back(stage_split_str(v_.model.num_layers(), l));
     if (moe_) {
       row.push_back(std::to_string(l.ep));
@@ -125,6 +128,7 @@ class LayoutColumns {
   bool precisions_ = false;
   bool moe_ = false;
   bool uneven_ = false;
+  bool cp_ = false;  // a row with CP > 1: its exchange
   bool offload_ = false;
 };
 
@@ -339,7 +343,7 @@ std::string counts_block(const PlanView& v) {
 
 std::string layout_line(const Candidate& c) {
   const Layout& l = c.layout;
-  std::string s = fmt::format("TP {} PP {} VP {} CP {}", l.tp, l.pp, l.vp, l.cp);
+  std::string s = fmt::format("TP {} PP {} VP {} CP {}", l.tp, l.pp, l.vp, cp_text(l));
   if (l.ep > 1 || l.etp > 1) s += fmt::format(" EP {} ETP {}", l.ep, l.etp);
   s += fmt::format(" DP {} MBS {}", l.dp, l.mbs);
   if (l.fsdp) s += ", FSDP";

@@ -89,7 +89,7 @@ void print_recipe(const Recipe& r, const Predictions& pred, const Context& ctx) 
   if (r.layout_known) {
     const Layout& l = r.layout;
     line("layout", fmt::format("TP {} PP {} VP {} CP {} EP {} ETP {} DP {}, micro batch {}{}{}", l.tp, l.pp, l.vp,
-                               l.cp, l.ep, l.etp, l.dp, l.mbs, l.sp ? ", sequence parallel" : "",
+                               cp_text(l), l.ep, l.etp, l.dp, l.mbs, l.sp ? ", sequence parallel" : "",
                                l.fsdp ? ", FSDP" : ""));
     std::string rc(recompute_name(l.recompute));
     if (l.recompute == Recompute::kSelective)

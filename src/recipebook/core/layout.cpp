@@ -167,6 +167,12 @@ std::string_view cp_comm_name(CpComm c) {
   return "p2p";
 }
 
+std::string cp_text(const Layout& l) {
+  std::string s = std::to_string(l.cp);
+  if (l.cp > 1 && l.cp_comm != CpComm::kP2p) s += " (" + std::string(cp_comm_name(l.cp_comm)) + ")";
+  return s;
+}
+
 std::optional<Optimizer> parse_optimizer(std::string_view s) {
   const std::string f = to_lower(s);
   if (f == "adam") return Optimizer::kAdam;

@@ -268,6 +268,8 @@ std::string recompute_module_choices();
 std::string cuda_graph_scope_choices();
 std::string_view dispatcher_name(Dispatcher d);
 std::string_view cp_comm_name(CpComm c);
+// The CP degree as layouts are printed: "4", or "4 (a2a)" where CP exchanges other than by the ring.
+std::string cp_text(const Layout& l);
 std::string_view cuda_graph_name(CudaGraph g);
 std::optional<CrossEntropyImpl> parse_cross_entropy_impl(std::string_view s);  // te | native
 std::string_view cross_entropy_impl_name(CrossEntropyImpl c);

@@ -253,12 +253,14 @@ const std::array kLayoutFields{
               int_row("cp", "Context parallel size (default 1)", M::kOne, &F::cp, &L::cp, "layout.cp",
                       "model.context_parallel_size", "--context-parallel-size", P::kSearched, D::kCp)),
     // TE's three CP schemes (core/layout.hpp CpComm); Megatron-LM reads --cp-comm-type per layer or once.
-    when_in_force(cp_on, when_set(text_row("cp_comm_type",
-                                           "CP exchange: p2p (default: TE's K/V ring) | a2a (Ulysses: heads over CP) | "
-                                           "allgather (K/V gathered, exposed)",
-                                           &F::cp_comm_type, cp_comm_text, apply_cp_comm,
-                                           "features.settings.cp_comm_type", "model.cp_comm_type", "--cp-comm-type",
-                                           P::kFixed, D::kNone))),
+    plan_flag("any (default: p2p and a2a with CP > 1) | p2p | a2a | allgather, or a comma list",
+              when_in_force(cp_on, when_set(text_row("cp_comm_type",
+                                                     "CP exchange: p2p (default: TE's K/V ring) | a2a (Ulysses: heads "
+                                                     "over CP) | allgather (K/V gathered, exposed)",
+                                                     &F::cp_comm_type, cp_comm_text, apply_cp_comm,
+                                                     "features.settings.cp_comm_type", "model.cp_comm_type",
+                                                     "--cp-comm-type", P::kSearched, D::kCp))),
+              cp_comm_values, set_cp_comm),
     plan_flag("Expert parallel degree",
               int_row("ep", "Expert parallel size (default 1)", M::kOne, &F::ep, &L::ep, "layout.ep",
                       "model.expert_model_parallel_size", "--expert-model-parallel-size", P::kSearched, D::kEp)),

@@ -103,5 +103,7 @@ Result<std::vector<SearchValue>> recompute_values(std::string_view text);
 void set_recompute(Layout& l, SearchValue v);
 Result<std::vector<SearchValue>> dispatcher_values(std::string_view text);
 void set_dispatcher(Layout& l, SearchValue v);
+Result<std::vector<SearchValue>> cp_comm_values(std::string_view text);
+void set_cp_comm(Layout& l, SearchValue v);
 
 }  // namespace rb::field_rows

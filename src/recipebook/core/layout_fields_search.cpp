@@ -115,6 +115,19 @@ Result<std::vector<SearchValue>> dispatcher_values(std::string_view text) {
 }
 void set_dispatcher(Layout& l, SearchValue v) { l.dispatcher = static_cast<Dispatcher>(v); }
 
+// any, or a comma list of CP exchanges.
+Result<std::vector<SearchValue>> cp_comm_values(std::string_view text) {
+  std::vector<SearchValue> out;
+  if (any(text)) return out;
+  for (const std::string& c : split_trimmed(text, ',')) {
+    const auto v = parse_cp_comm(c);
+    if (!v) return fail("unknown CP communication type '" + c + "'", {"--cp-comm-type"}, "use any, p2p, a2a or allgather");
+    add_once(out, static_cast<SearchValue>(*v));
+  }
+  return out;
+}
+void set_cp_comm(Layout& l, SearchValue v) { l.cp_comm = static_cast<CpComm>(v); }
+
 }  // namespace field_rows
 
 }  // namespace rb

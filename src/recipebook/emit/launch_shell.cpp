@@ -192,7 +192,7 @@ std::string layout_label(const LaunchSpec& spec) {
   const Layout& l = spec.layout;
   std::string s = fmt::format("TP{} PP{}", l.tp, l.pp);
   if (l.vp > 1) s += fmt::format(" VP{}", l.vp);
-  s += fmt::format(" CP{} EP{} ETP{} DP{}", l.cp, l.ep, l.etp, l.dp);
+  s += fmt::format(" CP{} EP{} ETP{} DP{}", cp_text(l), l.ep, l.etp, l.dp);
   if (l.sp) s += " SP";
   if (l.fsdp) s += " FSDP";
   return s;

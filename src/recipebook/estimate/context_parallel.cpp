@@ -78,9 +78,10 @@ void add_context_parallel(RankTime& t, const StepTerms& x, const LayerSums& s, d
     // The kernels run over shorter blocks than CP 1's causal block of the whole sequence S: under p2p
     // the diagonal step a causal block of S / cp, the others (on the rank that computes all its
     // queries against one chunk in every one of them, the slowest) non-causal over S / (2 cp) keys;
-    // under allgather each call S / (2 cp) queries against their prefix, counted at the non-causal
-    // rate of S / (2 cp); equal FLOPs each, so the time is the mean of 1 / rate over the calls
-    // (kFlashHalf*). a2a runs CP 1's causal block over fewer heads.
+    // equal FLOPs each, so the time is the mean of 1 / rate over the steps (kFlashHalf*). Under
+    // allgather each of the rank's two calls is n = S / (2 cp) queries against their prefix: n x n
+    // causal blocks (the two triangles, 1 / (2 cp) of the work) and non-causal n-wide blocks (the
+    // rest). a2a runs CP 1's causal block over fewer heads.
     const double seq_len = static_cast<double>(in.seq);
     const auto rate = [](double n, double half) { return n / (n + half); };
     const double whole = rate(seq_len, kFlashHalfCausal);
@@ -90,7 +91,9 @@ void add_context_parallel(RankTime& t, const StepTerms& x, const LayerSums& s, d
                   (cp - 1.0) / rate(seq_len / (2.0 * cp), kFlashHalfNonCausal)) /
                  cp * whole;
     else if (scheme == CpComm::kAllGather)
-      slowdown = whole / rate(seq_len / (2.0 * cp), kFlashHalfNonCausal);
+      slowdown = ((2.0 * cp - 1.0) / rate(seq_len / (2.0 * cp), kFlashHalfNonCausal) +
+                  1.0 / rate(seq_len / (2.0 * cp), kFlashHalfCausal)) /
+                 (2.0 * cp) * whole;
     const double full_fwd = tok_tp * s.full_core * seq_len / 2.0 / (x.peak_bf16 * eff.attention);
     const double extra_fwd = (slowdown - 1.0) * full_fwd;
     t.attn += kAttnPasses * extra_fwd;

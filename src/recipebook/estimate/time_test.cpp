@@ -387,7 +387,9 @@ TEST(Time, ContextParallelAllToAllExposesItsExchangesOverWholeSequenceAttention)
 
 // All-gathered K/V (cp_comm_type allgather, TE AttnFuncWithCPAndKVAllGather, "KV all-gather between
 // CP ranks is exposed"): forward gathers the whole K/V, backward gathers it again and reduce-scatters
-// dK/dV, each per attention layer; the two query chunks of S/(2 cp) run against their prefixes.
+// dK/dV, each per attention layer; the two query chunks of n = S/(2 cp) run against their prefixes:
+// two causal n x n triangles (1/(2 cp) of the work) and non-causal n-wide blocks (the rest), 7.5%
+// slower than CP 1's causal block at S 8192, CP 2 (the ring: 5%).
 TEST(Time, ContextParallelAllGatherExposesTheGatheredKv) {
   const PreparedModel pm = prepare(test::llama3_8b());
   const Hardware hw = test::h100();
@@ -405,7 +407,9 @@ TEST(Time, ContextParallelAllGatherExposesTheGatheredKv) {
   const double per_layer = 2.0 * all_gather_s(gathered, {2, 1}, links) + reduce_scatter_s(gathered, {2, 1}, links);
   EXPECT_NEAR(t.cp_comm_s, 4.0 * s.attn_layers * per_layer, 1e-12);
   auto rate = [](double n, double half) { return n / (n + half); };
-  EXPECT_NEAR(t.attention_s / (c1.attention_s / 2.0), rate(8192, 1310) / rate(2048, 240), 1e-9);
+  const double slowdown = (3.0 / rate(2048, 240) + 1.0 / rate(2048, 1310)) / 4.0 * rate(8192, 1310);
+  EXPECT_NEAR(t.attention_s / (c1.attention_s / 2.0), slowdown, 1e-9);
+  EXPECT_NEAR(slowdown, 1.075, 0.001);
 }
 
 TEST(Time, ExpertGemmsPayTheirWeightReadsPerToken) {

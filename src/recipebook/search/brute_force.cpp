@@ -18,6 +18,7 @@ Result<PlanResult> brute_force_once(const PlanInputs& in, const PlanRequest& req
     for (const Precision prec : sp.precisions())
       for (const int tp : sp.tp(n))
         for (const int cp : sp.cp(n, tp))
+          for (const CpComm cc : sp.cp_comms(cp))
           for (const int pp : sp.pp(n, tp, cp))
             for (const int vp : sp.vp(pp))
               for (const int ep : sp.ep())
@@ -31,6 +32,7 @@ Result<PlanResult> brute_force_once(const PlanInputs& in, const PlanRequest& req
                           l.tp = tp;
                           l.sp = tp > 1;
                           l.cp = cp;
+                          l.cp_comm = cc;
                           l.pp = pp;
                           l.vp = vp;
                           l.dp = n / (tp * cp * pp);

@@ -9,6 +9,7 @@ LayoutKey layout_key(int gpus, const Layout& l, int recompute_option) {
           static_cast<int>(l.precision),
           l.tp,
           l.cp,
+          static_cast<int>(l.cp_comm),
           l.pp,
           l.vp,
           l.ep,

@@ -18,7 +18,7 @@ namespace rb {
 
 // The layout tuple that breaks ties: GPUs, precision, TP, CP, PP, VP, EP, ETP, dispatcher,
 // recompute option, FSDP, MBS (the enumeration order).
-using LayoutKey = std::array<int, 12>;
+using LayoutKey = std::array<int, 13>;
 LayoutKey layout_key(int gpus, const Layout& l, int recompute_option);
 
 struct Candidate {

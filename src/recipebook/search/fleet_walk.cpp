@@ -257,7 +257,7 @@ std::vector<PlanResult> walk_joined(const std::vector<PlanInputs>& in, const std
   std::deque<SearchSetup> setups;
   std::deque<Walker> outers;
   // Join the tasks of equal nodes, in the order of the node tuple (deterministic).
-  using NodeKey = std::tuple<int, int, int, int, int, int>;
+  using NodeKey = std::tuple<int, int, int, int, int, int, int>;
   std::map<NodeKey, JoinedTask> joined;
   for (size_t i = 0; i < n; ++i) {
     setups.emplace_back(in[i], req[i]);
@@ -265,7 +265,7 @@ std::vector<PlanResult> walk_joined(const std::vector<PlanInputs>& in, const std
     std::vector<Task> tasks;
     outers.back().walk_outer(tasks);
     for (const Task& t : tasks) {
-      JoinedTask& jt = joined[{t.gpus, static_cast<int>(t.precision), t.tp, t.cp, t.pp, t.vp}];
+      JoinedTask& jt = joined[{t.gpus, static_cast<int>(t.precision), t.tp, t.cp, static_cast<int>(t.cp_comm), t.pp, t.vp}];
       if (jt.searches.empty()) jt.task = t;
       jt.searches.push_back(i);
       jt.count_index.push_back(t.count_index);

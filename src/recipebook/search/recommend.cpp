@@ -172,7 +172,7 @@ std::string num_text(double v) {
 std::string layout_summary(const Layout& l) {
   std::string out = "TP" + num(l.tp) + " PP" + num(l.pp);
   if (l.vp > 1) out += " VP" + num(l.vp);
-  out += " CP" + num(l.cp) + " EP" + num(l.ep);
+  out += " CP" + cp_text(l) + " EP" + num(l.ep);
   if (l.etp > 1) out += " ETP" + num(l.etp);
   out += " DP" + num(l.dp) + " MBS" + num(l.mbs);
   if (l.sp) out += " SP";
@@ -196,6 +196,10 @@ std::vector<std::string> layout_differences(const Layout& a, const Layout& b) {
   degree("PP", a.pp, b.pp);
   degree("VP", a.vp, b.vp);
   degree("CP", a.cp, b.cp);
+  // The exchange where either runs CP (p2p where CP is 1: nothing to compare there).
+  const auto exchange = [](const Layout& l) { return l.cp > 1 ? l.cp_comm : CpComm::kP2p; };
+  if (exchange(a) != exchange(b))
+    out.push_back("CP comm " + std::string(cp_comm_name(exchange(a))) + " vs " + std::string(cp_comm_name(exchange(b))));
   degree("EP", a.ep, b.ep);
   degree("ETP", a.etp, b.etp);
   degree("DP", a.dp, b.dp);

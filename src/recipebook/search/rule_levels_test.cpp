@@ -138,6 +138,7 @@ TEST(RuleLevels, AVerdictDependsOnlyOnTheDimensionsTheRuleReads) {
         for (size_t pi = 0; pi < sp.precisions().size(); ++pi)
           for (const int tp : sp.tp(gpus))
             for (const int cp : sp.cp(gpus, tp))
+              for (const CpComm cc : sp.cp_comms(cp))
               for (const int pp : sp.pp(gpus, tp, cp))
                 for (const int vp : sp.vp(pp))
                   for (const int ep : sp.ep())
@@ -146,7 +147,7 @@ TEST(RuleLevels, AVerdictDependsOnlyOnTheDimensionsTheRuleReads) {
                         for (size_t ri = 0; ri < sp.recompute().size(); ++ri)
                           for (const int f : sp.fsdp())
                             for (const int mbs : sp.mbs()) {
-                              Task t{0, gpus, sp.precisions()[pi], tp, cp, pp, vp, stage_split(sp.layers(), pp, vp)};
+                              Task t{0, gpus, sp.precisions()[pi], tp, cp, pp, vp, cc, stage_split(sp.layers(), pp, vp)};
                               Point p{task_layout(t, base), {}};
                               p.layout.ep = ep;
                               p.layout.etp = etp;
@@ -154,7 +155,7 @@ TEST(RuleLevels, AVerdictDependsOnlyOnTheDimensionsTheRuleReads) {
                               apply_recompute(p.layout, sp.recompute()[ri]);
                               p.layout.fsdp = f != 0;
                               p.layout.mbs = mbs;
-                              p.at = {static_cast<int>(pi), tp, cp, pp * 1000 + vp, ep, etp, static_cast<int>(d),
+                              p.at = {static_cast<int>(pi), tp, cp * 4 + static_cast<int>(cc), pp * 1000 + vp, ep, etp, static_cast<int>(d),
                                       static_cast<int>(ri), f,  mbs};
                               points.push_back(p);
                             }

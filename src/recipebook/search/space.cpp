@@ -142,6 +142,7 @@ Space::Space(const Model& model, const PlanRequest& req) : fixed_(req.fixed) {
   etp_ = ints(fixed_.values("etp"));
   dp_ = fixed_.dp;
   for (const SearchValue v : fixed_.values("dispatcher")) dispatchers_.push_back(static_cast<Dispatcher>(v));
+  for (const SearchValue v : fixed_.values("cp_comm_type")) cp_comms_.push_back(static_cast<CpComm>(v));
   precisions_ = searched_precisions(fixed_);
   // The user's recompute options; "selective" (modules 0) stands for each selective option of the model's.
   const std::vector<RecomputeOption> options = recompute_options(model);
@@ -172,6 +173,18 @@ std::vector<int> Space::tp(int gpus) const { return only(tp_, divisors(gpus)); }
 std::vector<int> Space::cp(int gpus, int tp) const {
   if (tp <= 0 || gpus % tp != 0) return {};
   return only(cp_, divisors(gpus / tp));
+}
+
+// The CP exchanges searched with CP > 1: the ring and Ulysses. All-gathered K/V exposes all of its
+// traffic and only wins where the ring's steps are latency-bound (many CP ranks across nodes); it is
+// searched when asked (--cp-comm-type allgather or a list), which keeps the CP subtrees at twice their
+// size instead of three times.
+constexpr std::array kSearchedCpComms{CpComm::kP2p, CpComm::kA2a};
+
+std::vector<CpComm> Space::cp_comms(int cp) const {
+  if (cp <= 1) return {cp_comms_.empty() ? fixed_.base.cp_comm : cp_comms_.front()};
+  if (!cp_comms_.empty()) return cp_comms_;
+  return {kSearchedCpComms.begin(), kSearchedCpComms.end()};
 }
 
 std::vector<int> Space::pp(int gpus, int tp, int cp) const {
@@ -222,12 +235,14 @@ uint64_t Space::below_pipeline(int tp) const {
   return n;
 }
 
-uint64_t Space::below_cp(int gpus, int tp, int cp) const {
+uint64_t Space::below_cp_comm(int gpus, int tp, int cp) const {
   const uint64_t per = below_pipeline(tp);
   uint64_t n = 0;
   for (int p : pp(gpus, tp, cp)) n += vp(p).size() * per;
   return n;
 }
+
+uint64_t Space::below_cp(int gpus, int tp, int cp) const { return cp_comms(cp).size() * below_cp_comm(gpus, tp, cp); }
 
 uint64_t Space::below_tp(int gpus, int tp) const {
   uint64_t n = 0;

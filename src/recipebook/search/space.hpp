@@ -6,6 +6,7 @@
 //   precision  the requested list (default bf16)
 //   TP         divisors of N                     (SP is on whenever TP > 1, as Megatron-Bridge sets it)
 //   CP         divisors of N / TP
+//   CP exchange p2p, a2a when CP > 1 (Layout::cp_comm; allgather only when asked)
 //   PP         divisors of N / (TP CP)           DP = N / (TP CP PP) is derived
 //   VP         1 when PP = 1, else 1 .. L / PP   (the pipeline split is a function of PP and VP:
 //                                                 uniform when it divides, else stage_split())
@@ -129,6 +130,9 @@ class Space {
   [[nodiscard]] const std::vector<int>& mbs() const { return mbs_; }
   [[nodiscard]] std::vector<int> tp(int gpus) const;
   [[nodiscard]] std::vector<int> cp(int gpus, int tp) const;
+  // CP's exchange (Layout::cp_comm): with CP > 1 the user's list, else p2p and a2a (allgather when
+  // asked); at CP 1 (where it means nothing) one value, the user's first or the base layout's.
+  [[nodiscard]] std::vector<CpComm> cp_comms(int cp) const;
   [[nodiscard]] std::vector<int> pp(int gpus, int tp, int cp) const;
   [[nodiscard]] std::vector<int> vp(int pp) const;
   [[nodiscard]] std::vector<int> etp(int tp) const;
@@ -143,6 +147,7 @@ class Space {
   [[nodiscard]] uint64_t below_etp(int ep) const { return dispatcher_count(ep) * below_dispatcher(); }
   [[nodiscard]] uint64_t below_ep(int tp, int ep) const { return etp(tp).size() * below_etp(ep); }
   [[nodiscard]] uint64_t below_pipeline(int tp) const;
+  [[nodiscard]] uint64_t below_cp_comm(int gpus, int tp, int cp) const;  // below one (CP, exchange)
   [[nodiscard]] uint64_t below_cp(int gpus, int tp, int cp) const;
   [[nodiscard]] uint64_t below_tp(int gpus, int tp) const;
   [[nodiscard]] uint64_t below_precision(int gpus) const;
@@ -157,6 +162,7 @@ class Space {
   // The values the user allows for each enumerated int field (empty = its own list).
   std::vector<int> tp_, cp_, pp_, vp_, etp_;
   std::vector<Dispatcher> dispatchers_;  // the user's (empty = by EP)
+  std::vector<CpComm> cp_comms_;         // the user's (empty = every exchange)
   int dp_ = 0;
   bool moe_ = false;
   int layers_ = 0;

@@ -20,6 +20,7 @@ Layout sample_layout() {
   l.pp = 2;
   l.vp = 3;
   l.cp = 2;
+  l.cp_comm = CpComm::kA2a;
   l.ep = 4;
   l.etp = 2;
   l.mbs = 2;

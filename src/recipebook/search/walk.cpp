@@ -41,26 +41,29 @@ void Walker::walk_outer(std::vector<Task>& tasks) {
           continue;
         }
         for (const int cp : sp.cp(n, tp)) {
-          l_.cp = cp;
-          l_.pp = l_.vp = 1;
-          apply_stage_split(l_, {});
-          if (const int r = fail(SearchDim::kCp); r >= 0) {
-            counts_.reject(r, sp.below_cp(n, tp, cp));
-            continue;
-          }
-          const uint64_t below = sp.below_pipeline(tp);
-          for (const int pp : sp.pp(n, tp, cp)) {
-            for (const int vp : sp.vp(pp)) {
-              const StageSplit split = stage_split(sp.layers(), pp, vp);
-              l_.pp = pp;
-              l_.vp = vp;
-              l_.dp = n / (tp * cp * pp);
-              apply_stage_split(l_, split);
-              if (const int r = fail(SearchDim::kPipeline); r >= 0) {
-                counts_.reject(r, below);
-                continue;
+          for (const CpComm cc : sp.cp_comms(cp)) {
+            l_.cp = cp;
+            l_.cp_comm = cc;
+            l_.pp = l_.vp = 1;
+            apply_stage_split(l_, {});
+            if (const int r = fail(SearchDim::kCp); r >= 0) {
+              counts_.reject(r, sp.below_cp_comm(n, tp, cp));
+              continue;
+            }
+            const uint64_t below = sp.below_pipeline(tp);
+            for (const int pp : sp.pp(n, tp, cp)) {
+              for (const int vp : sp.vp(pp)) {
+                const StageSplit split = stage_split(sp.layers(), pp, vp);
+                l_.pp = pp;
+                l_.vp = vp;
+                l_.dp = n / (tp * cp * pp);
+                apply_stage_split(l_, split);
+                if (const int r = fail(SearchDim::kPipeline); r >= 0) {
+                  counts_.reject(r, below);
+                  continue;
+                }
+                tasks.push_back({static_cast<int>(ci), n, prec, tp, cp, pp, vp, cc, split});
               }
-              tasks.push_back({static_cast<int>(ci), n, prec, tp, cp, pp, vp, split});
             }
           }
         }
@@ -75,6 +78,7 @@ Layout task_layout(const Task& t, const Layout& base) {
   l.tp = t.tp;
   l.sp = t.tp > 1;
   l.cp = t.cp;
+  l.cp_comm = t.cp_comm;
   l.pp = t.pp;
   l.vp = t.vp;
   l.dp = t.gpus / (t.tp * t.cp * t.pp);

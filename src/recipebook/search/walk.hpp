@@ -34,6 +34,7 @@ struct Task {
   int gpus = 0;
   Precision precision = Precision::kBf16;
   int tp = 1, cp = 1, pp = 1, vp = 1;
+  CpComm cp_comm = CpComm::kP2p;
   StageSplit split;
 };
 
