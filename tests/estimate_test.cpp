@@ -288,10 +288,12 @@ TEST(EstimateCli, EveryFlagIsABatchKey) {
     const auto r = layout_args_from_json(Json{{key, nullptr}}, LayoutArgs{});
     ASSERT_FALSE(r.has_value()) << key;
     EXPECT_EQ(r.error().message.find("unknown key"), std::string::npos) << key << ": " << r.error().message;
+    EXPECT_EQ(r.error().where.str(), key);  // the key is where (the server's 4xx bodies say it)
   }
   const auto unknown = layout_args_from_json(Json{{"tensor_parallel", 2}}, LayoutArgs{});
   ASSERT_FALSE(unknown.has_value());
   EXPECT_NE(unknown.error().message.find("unknown key"), std::string::npos);
+  EXPECT_EQ(unknown.error().where.str(), "tensor_parallel");
 }
 
 }  // namespace

@@ -188,9 +188,14 @@ TEST(ServeApi, UnknownKeyIs400WithTheNearestKey) {
   const Json e = first_error(r);
   EXPECT_NE(e["message"].get<std::string>().find("tpp"), std::string::npos);
   EXPECT_NE(e["fix"].get<std::string>().find("did you mean"), std::string::npos) << e.dump();
+  EXPECT_EQ(e["where"], "tpp");  // the JSON key (it was "")
   const auto p = post("plan", R"({"model":"llama3-8b","gpu":"h100","gpus":8,"gbs":64,"objectiv":"cost"})");
   EXPECT_EQ(p.status, 400);
   EXPECT_NE(first_error(p)["fix"].get<std::string>().find("objective"), std::string::npos);
+  EXPECT_EQ(first_error(p)["where"], "objectiv");
+  const auto t = post("estimate", R"({"model":"llama3-8b","gpu":"h100","gpus":8,"gbs":64,"tp":"two"})");
+  EXPECT_EQ(t.status, 400);
+  EXPECT_EQ(first_error(t)["where"], "tp") << t.body;
 }
 
 TEST(ServeApi, WrongTypesAndAbsurdValuesAre400) {

@@ -225,7 +225,8 @@ int run_batch(const EstimateOptions& opts, const Catalog& cat, const Context& ct
       ++failed;
       Json j;
       j["line"] = n;
-      j["errors"] = Json::array({{{"rule", "RB-INPUT"}, {"severity", "error"}, {"message", e.message}, {"fix", e.fix}}});
+      j["errors"] = Json::array(
+          {{{"rule", "RB-INPUT"}, {"severity", "error"}, {"message", e.message}, {"fix", e.fix}, {"where", e.where.str()}}});
       ctx.out << j.dump() << "\n";
     };
     Json parsed = Json::parse(line, nullptr, false);
