@@ -312,7 +312,8 @@ bool check_cp_a2a_heads(const RuleContext& ctx, Finding* out) {
   return report(out,
                 "a2a context parallelism scatters heads over CP " + str(cp) + ", but each TP rank has " + str(heads) +
                     " heads and " + str(kv) + " KV heads",
-                "use cp_comm_type a2a+p2p (hierarchical) or p2p, or CP in " + join_set(divisors(gcd64(heads, kv))),
+                "use cp_comm_type p2p or allgather (a record may set a2a+p2p with hierarchical sizes), or CP in " +
+                    join_set(divisors(gcd64(heads, kv))),
                 "features.settings.cp_comm_type", "layout.cp");
 }
 
