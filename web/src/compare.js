@@ -2,7 +2,7 @@
 // best layout, tokens/s/GPU, the days and USD the budget takes (compare_data.js, today one plan per
 // GPU type). ?view=compare&model=llama3-70b&gpu=h100,b200&gpus=64&tokens=1T holds the whole state.
 import * as Plot from "@observablehq/plot";
-import { liveView, figure } from "./form.js";
+import { liveView, figure, layoutText } from "./form.js";
 import { compareGpuTypes } from "./compare_data.js";
 
 const fields = [
@@ -16,9 +16,6 @@ const fields = [
   ["tokens", "token budget", "1T", "text"],
 ];
 
-function layoutText(l) {
-  return `TP${l.tp} PP${l.pp}${l.vp > 1 ? ` VP${l.vp}` : ""} CP${l.cp} EP${l.ep} DP${l.dp} mbs${l.mbs}`;
-}
 
 const cell = (t) => Object.assign(document.createElement("td"), { textContent: t == null ? "" : String(t) });
 

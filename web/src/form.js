@@ -108,3 +108,10 @@ export function figure(parent, name, title) {
 }
 
 export const gib = (b) => b / 2 ** 30;
+
+// A layout of the --json bodies in one line, as the CLI prints it: CP with its exchange where CP runs
+// another than the ring ("CP8 (a2a)"; the JSON has cp_comm_type only then).
+export function layoutText(l) {
+  const cp = `CP${l.cp}${l.cp > 1 && l.cp_comm_type && l.cp_comm_type !== "p2p" ? ` (${l.cp_comm_type})` : ""}`;
+  return `TP${l.tp} PP${l.pp}${l.vp > 1 ? ` VP${l.vp}` : ""} ${cp} EP${l.ep} DP${l.dp} mbs${l.mbs}`;
+}

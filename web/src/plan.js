@@ -4,7 +4,7 @@
 // POST /api/plan = `plan --json`.
 import * as Plot from "@observablehq/plot";
 import { post } from "./api.js";
-import { liveView, figure, gib } from "./form.js";
+import { liveView, figure, gib, layoutText } from "./form.js";
 
 const fields = [
   ["model", "model", "llama3-8b", "text"],
@@ -54,9 +54,6 @@ async function scaling(out, v, current) {
     }));
 }
 
-function layoutText(l) {
-  return `TP${l.tp} PP${l.pp}${l.vp > 1 ? ` VP${l.vp}` : ""} CP${l.cp} EP${l.ep} DP${l.dp} mbs${l.mbs}`;
-}
 
 function render(out, j) {
   const figs = document.createElement("div");
