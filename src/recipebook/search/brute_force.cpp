@@ -19,56 +19,56 @@ Result<PlanResult> brute_force_once(const PlanInputs& in, const PlanRequest& req
       for (const int tp : sp.tp(n))
         for (const int cp : sp.cp(n, tp))
           for (const CpComm cc : sp.cp_comms(cp))
-          for (const int pp : sp.pp(n, tp, cp))
-            for (const int vp : sp.vp(pp))
-              for (const int ep : sp.ep())
-                for (const int etp : sp.etp(tp))
-                  for (const Dispatcher d : sp.dispatchers(ep))
-                    for (size_t ri = 0; ri < sp.recompute().size(); ++ri)
-                      for (const int f : sp.fsdp())
-                        for (const int mbs : sp.mbs()) {
-                          Layout l = req.fixed.base;
-                          l.precision = prec;
-                          l.tp = tp;
-                          l.sp = tp > 1;
-                          l.cp = cp;
-                          l.cp_comm = cc;
-                          l.pp = pp;
-                          l.vp = vp;
-                          l.dp = n / (tp * cp * pp);
-                          const StageSplit split = stage_split(sp.layers(), pp, vp);
-                          apply_stage_split(l, split);
-                          l.ep = ep;
-                          l.etp = etp;
-                          l.dispatcher = d;
-                          apply_recompute(l, sp.recompute()[ri]);
-                          l.fsdp = f != 0;
-                          l.mbs = mbs;
-                          const int r = first_failing_any(s.levels, *in.rules, req.workload, c, l, s.facts);
-                          if (r >= 0) {
-                            counts.reject(r, 1);
-                            continue;
+            for (const int pp : sp.pp(n, tp, cp))
+              for (const int vp : sp.vp(pp))
+                for (const int ep : sp.ep())
+                  for (const int etp : sp.etp(tp))
+                    for (const Dispatcher d : sp.dispatchers(ep))
+                      for (size_t ri = 0; ri < sp.recompute().size(); ++ri)
+                        for (const int f : sp.fsdp())
+                          for (const int mbs : sp.mbs()) {
+                            Layout l = req.fixed.base;
+                            l.precision = prec;
+                            l.tp = tp;
+                            l.sp = tp > 1;
+                            l.cp = cp;
+                            l.cp_comm = cc;
+                            l.pp = pp;
+                            l.vp = vp;
+                            l.dp = n / (tp * cp * pp);
+                            const StageSplit split = stage_split(sp.layers(), pp, vp);
+                            apply_stage_split(l, split);
+                            l.ep = ep;
+                            l.etp = etp;
+                            l.dispatcher = d;
+                            apply_recompute(l, sp.recompute()[ri]);
+                            l.fsdp = f != 0;
+                            l.mbs = mbs;
+                            const int r = first_failing_any(s.levels, *in.rules, req.workload, c, l, s.facts);
+                            if (r >= 0) {
+                              counts.reject(r, 1);
+                              continue;
+                            }
+                            ++counts.seen;
+                            const Estimate e = estimate(*in.model, *in.hardware, req.workload, c, l);
+                            ++counts.estimates;
+                            const int opt = static_cast<int>(ri);
+                            if (!e.valid) {
+                              ++counts.estimator;
+                              ++counts.by_estimator[static_cast<size_t>(e.reason)];
+                            } else if (!e.memory.worst.fits) {
+                              ++counts.memory;
+                              col.add_nonfit(n, l, opt, e);
+                              if (const auto o = fit_with_offload(s, c, l); o && ++counts.offloaded > 0)
+                                col.add_fit(static_cast<int>(ci), n, o->layout, opt,
+                                            objective_score(req.objective, o->estimate, n, *in.hardware, req.workload),
+                                            o->estimate);
+                            } else {
+                              ++counts.fit;
+                              col.add_fit(static_cast<int>(ci), n, l, opt,
+                                          objective_score(req.objective, e, n, *in.hardware, req.workload), e);
+                            }
                           }
-                          ++counts.seen;
-                          const Estimate e = estimate(*in.model, *in.hardware, req.workload, c, l);
-                          ++counts.estimates;
-                          const int opt = static_cast<int>(ri);
-                          if (!e.valid) {
-                            ++counts.estimator;
-                            ++counts.by_estimator[static_cast<size_t>(e.reason)];
-                          } else if (!e.memory.worst.fits) {
-                            ++counts.memory;
-                            col.add_nonfit(n, l, opt, e);
-                            if (const auto o = fit_with_offload(s, c, l); o && ++counts.offloaded > 0)
-                              col.add_fit(static_cast<int>(ci), n, o->layout, opt,
-                                          objective_score(req.objective, o->estimate, n, *in.hardware, req.workload),
-                                          o->estimate);
-                          } else {
-                            ++counts.fit;
-                            col.add_fit(static_cast<int>(ci), n, l, opt,
-                                        objective_score(req.objective, e, n, *in.hardware, req.workload), e);
-                          }
-                        }
   }
   PlanResult r;
   r.counts = counts;

@@ -128,8 +128,9 @@ TEST(RuleLevels, AVerdictDependsOnlyOnTheDimensionsTheRuleReads) {
     for (const Layout& base : bases()) {
       PlanRequest req = test::request(8, 4096, 24);
       req.fixed.max_mbs = 2;
-      req.fixed.allow("precision", {static_cast<SearchValue>(Precision::kBf16), static_cast<SearchValue>(Precision::kFp8Ds),
-                                        static_cast<SearchValue>(Precision::kMxfp8)});
+      req.fixed.allow("precision",
+                      {static_cast<SearchValue>(Precision::kBf16), static_cast<SearchValue>(Precision::kFp8Ds),
+                       static_cast<SearchValue>(Precision::kMxfp8)});
       req.fixed.base = base;
       const Space sp(m, req);
       std::vector<Point> points;
@@ -139,26 +140,35 @@ TEST(RuleLevels, AVerdictDependsOnlyOnTheDimensionsTheRuleReads) {
           for (const int tp : sp.tp(gpus))
             for (const int cp : sp.cp(gpus, tp))
               for (const CpComm cc : sp.cp_comms(cp))
-              for (const int pp : sp.pp(gpus, tp, cp))
-                for (const int vp : sp.vp(pp))
-                  for (const int ep : sp.ep())
-                    for (const int etp : sp.etp(tp))
-                      for (const Dispatcher d : sp.dispatchers(ep))
-                        for (size_t ri = 0; ri < sp.recompute().size(); ++ri)
-                          for (const int f : sp.fsdp())
-                            for (const int mbs : sp.mbs()) {
-                              Task t{0, gpus, sp.precisions()[pi], tp, cp, pp, vp, cc, stage_split(sp.layers(), pp, vp)};
-                              Point p{task_layout(t, base), {}};
-                              p.layout.ep = ep;
-                              p.layout.etp = etp;
-                              p.layout.dispatcher = d;
-                              apply_recompute(p.layout, sp.recompute()[ri]);
-                              p.layout.fsdp = f != 0;
-                              p.layout.mbs = mbs;
-                              p.at = {static_cast<int>(pi), tp, cp * 4 + static_cast<int>(cc), pp * 1000 + vp, ep, etp, static_cast<int>(d),
-                                      static_cast<int>(ri), f,  mbs};
-                              points.push_back(p);
-                            }
+                for (const int pp : sp.pp(gpus, tp, cp))
+                  for (const int vp : sp.vp(pp))
+                    for (const int ep : sp.ep())
+                      for (const int etp : sp.etp(tp))
+                        for (const Dispatcher d : sp.dispatchers(ep))
+                          for (size_t ri = 0; ri < sp.recompute().size(); ++ri)
+                            for (const int f : sp.fsdp())
+                              for (const int mbs : sp.mbs()) {
+                                Task t{
+                                    0, gpus, sp.precisions()[pi], tp, cp, pp, vp, cc, stage_split(sp.layers(), pp, vp)};
+                                Point p{task_layout(t, base), {}};
+                                p.layout.ep = ep;
+                                p.layout.etp = etp;
+                                p.layout.dispatcher = d;
+                                apply_recompute(p.layout, sp.recompute()[ri]);
+                                p.layout.fsdp = f != 0;
+                                p.layout.mbs = mbs;
+                                p.at = {static_cast<int>(pi),
+                                        tp,
+                                        cp * 4 + static_cast<int>(cc),
+                                        pp * 1000 + vp,
+                                        ep,
+                                        etp,
+                                        static_cast<int>(d),
+                                        static_cast<int>(ri),
+                                        f,
+                                        mbs};
+                                points.push_back(p);
+                              }
         const RecordFacts facts;
         for (size_t ri = 0; ri < rules.size(); ++ri) {
           if (rules[ri].scope == RuleScope::kRecord) continue;

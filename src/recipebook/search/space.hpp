@@ -162,7 +162,7 @@ class Space {
   // The values the user allows for each enumerated int field (empty = its own list).
   std::vector<int> tp_, cp_, pp_, vp_, etp_;
   std::vector<Dispatcher> dispatchers_;  // the user's (empty = by EP)
-  std::vector<CpComm> cp_comms_;         // the user's (empty = every exchange)
+  std::vector<CpComm> cp_comms_;         // the user's (empty = kSearchedCpComms)
   int dp_ = 0;
   bool moe_ = false;
   int layers_ = 0;
