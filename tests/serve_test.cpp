@@ -196,6 +196,12 @@ TEST(ServeApi, UnknownKeyIs400WithTheNearestKey) {
   const auto t = post("estimate", R"({"model":"llama3-8b","gpu":"h100","gpus":8,"gbs":64,"tp":"two"})");
   EXPECT_EQ(t.status, 400);
   EXPECT_EQ(first_error(t)["where"], "tp") << t.body;
+  // A value the layout refuses names the key as the body spells it, not the command line's flag.
+  const auto c = post("estimate", R"({"model":"llama3-8b","gpu":"h100","gpus":8,"gbs":64,"cp":2,"cp_comm_type":"ring"})");
+  EXPECT_EQ(c.status, 400);
+  const std::string m = first_error(c)["message"];
+  EXPECT_NE(m.find("\"cp_comm_type\""), std::string::npos) << m;
+  EXPECT_EQ(m.find("--cp-comm-type"), std::string::npos) << m;
 }
 
 TEST(ServeApi, WrongTypesAndAbsurdValuesAre400) {

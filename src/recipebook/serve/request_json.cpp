@@ -175,6 +175,7 @@ Result<cli::EstimateOptions> estimate_options_from_json(const nlohmann::json& bo
   if (auto e = no_path("model", args->model)) return tl::unexpected(*e);
   cli::EstimateOptions o;
   o.args = *args;
+  o.json_keys = true;
   return o;
 }
 
