@@ -202,6 +202,10 @@ TEST(ServeApi, UnknownKeyIs400WithTheNearestKey) {
   const std::string m = first_error(c)["message"];
   EXPECT_NE(m.find("\"cp_comm_type\""), std::string::npos) << m;
   EXPECT_EQ(m.find("--cp-comm-type"), std::string::npos) << m;
+  // plan reads its search values itself: its error's where is the key too (it was "--cp-comm-type").
+  const auto pl = post("plan", R"({"model":"llama3-8b","gpu":"h100","gpus":8,"gbs":64,"cp_comm_type":"ring"})");
+  EXPECT_EQ(pl.status, 400);
+  EXPECT_EQ(first_error(pl)["where"], "cp_comm_type") << pl.body;
 }
 
 TEST(ServeApi, WrongTypesAndAbsurdValuesAre400) {
