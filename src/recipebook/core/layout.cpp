@@ -150,26 +150,23 @@ std::optional<Dispatcher> parse_dispatcher(std::string_view s) {
   return std::nullopt;
 }
 
+// Megatron-Core's cp_comm_type spellings, in CpComm's order.
+constexpr std::array<std::string_view, 3> kCpCommNames{"p2p", "a2a", "allgather"};
+
 std::optional<CpComm> parse_cp_comm(std::string_view s) {
   const std::string f = to_lower(s);
-  if (f == "p2p") return CpComm::kP2p;
-  if (f == "a2a") return CpComm::kA2a;
-  if (f == "allgather") return CpComm::kAllGather;
+  for (size_t i = 0; i < kCpCommNames.size(); ++i)
+    if (f == kCpCommNames[i]) return static_cast<CpComm>(i);
   return std::nullopt;
 }
 
-std::string_view cp_comm_name(CpComm c) {
-  switch (c) {
-    case CpComm::kP2p: return "p2p";
-    case CpComm::kA2a: return "a2a";
-    case CpComm::kAllGather: return "allgather";
-  }
-  return "p2p";
-}
+std::string_view cp_comm_name(CpComm c) { return kCpCommNames.at(static_cast<size_t>(c)); }
+
+CpComm cp_exchange(const Layout& l) { return l.cp > 1 ? l.cp_comm : CpComm::kP2p; }
 
 std::string cp_text(const Layout& l) {
   std::string s = std::to_string(l.cp);
-  if (l.cp > 1 && l.cp_comm != CpComm::kP2p) s += " (" + std::string(cp_comm_name(l.cp_comm)) + ")";
+  if (cp_exchange(l) != CpComm::kP2p) s += " (" + std::string(cp_comm_name(l.cp_comm)) + ")";
   return s;
 }
 

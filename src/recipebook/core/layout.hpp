@@ -268,6 +268,9 @@ std::string recompute_module_choices();
 std::string cuda_graph_scope_choices();
 std::string_view dispatcher_name(Dispatcher d);
 std::string_view cp_comm_name(CpComm c);
+// The exchange CP runs: the layout's with CP > 1, the ring (Megatron's default, nothing to exchange)
+// at CP 1. What a launch writes, a layout prints and two layouts compare by.
+CpComm cp_exchange(const Layout& l);
 // The CP degree as layouts are printed: "4", or "4 (a2a)" where CP exchanges other than by the ring.
 std::string cp_text(const Layout& l);
 std::string_view cuda_graph_name(CudaGraph g);

@@ -108,7 +108,7 @@ std::vector<std::string> bridge_overrides(const LaunchSpec& spec) {
     const LayoutField& r = layout_field(field);
     return !base || field_text(r, *base) != field_text(r, l);
   };
-  if (l.cp > 1 && (base ? differs_field("cp_comm_type") : l.cp_comm != CpComm::kP2p)) add_field(out, "cp_comm_type", l);
+  if (l.cp > 1 && (base ? differs_field("cp_comm_type") : cp_exchange(l) != CpComm::kP2p)) add_field(out, "cp_comm_type", l);
   // A new precision is Bridge's named recipe for it; the BF16 first/last layers and the FP4 gather are
   // keys on the recipe's own config, never after the name (precision_key_overrides).
   if (writes_precision_group(spec))

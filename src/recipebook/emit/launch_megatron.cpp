@@ -193,7 +193,7 @@ std::vector<std::string> megatron_args(const LaunchSpec& spec) {
   if (l.first_stage_layers > 0) add_field(out, "first_stage_layers", l);
   if (l.last_stage_layers > 0) add_field(out, "last_stage_layers", l);
   for (std::string_view f : {"account_for_embedding", "account_for_loss", "cp"}) add_field(out, f, l);
-  if (l.cp > 1 && l.cp_comm != CpComm::kP2p) add_field(out, "cp_comm_type", l);
+  if (cp_exchange(l) != CpComm::kP2p) add_field(out, "cp_comm_type", l);
   if (is_moe(spec)) {
     add_field(out, "ep", l);
     add_field(out, "etp", l);

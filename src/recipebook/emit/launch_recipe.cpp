@@ -137,7 +137,7 @@ Result<std::string> render_recipe_draft(const LaunchSpec& spec) {
     if (!l.distributed_optimizer && !l.fsdp) settings.emplace_back("use_distributed_optimizer: false");
     if (l.distributed_optimizer_instances > 1)
       settings.emplace_back(fmt::format("num_distributed_optimizer_instances: {}", l.distributed_optimizer_instances));
-    if (l.cp > 1 && l.cp_comm != CpComm::kP2p)
+    if (cp_exchange(l) != CpComm::kP2p)
       settings.emplace_back(fmt::format("cp_comm_type: {}", cp_comm_name(l.cp_comm)));
     if (l.account_for_embedding) settings.emplace_back("account_for_embedding_in_pipeline_split: true");
     if (l.account_for_loss) settings.emplace_back("account_for_loss_in_pipeline_split: true");

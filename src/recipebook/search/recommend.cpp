@@ -196,10 +196,9 @@ std::vector<std::string> layout_differences(const Layout& a, const Layout& b) {
   degree("PP", a.pp, b.pp);
   degree("VP", a.vp, b.vp);
   degree("CP", a.cp, b.cp);
-  // The exchange where either runs CP (p2p where CP is 1: nothing to compare there).
-  const auto exchange = [](const Layout& l) { return l.cp > 1 ? l.cp_comm : CpComm::kP2p; };
-  if (exchange(a) != exchange(b))
-    out.push_back("CP comm " + std::string(cp_comm_name(exchange(a))) + " vs " + std::string(cp_comm_name(exchange(b))));
+  if (cp_exchange(a) != cp_exchange(b))
+    out.push_back("CP comm " + std::string(cp_comm_name(cp_exchange(a))) + " vs " +
+                  std::string(cp_comm_name(cp_exchange(b))));
   degree("EP", a.ep, b.ep);
   degree("ETP", a.etp, b.etp);
   degree("DP", a.dp, b.dp);
