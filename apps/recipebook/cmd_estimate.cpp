@@ -264,7 +264,7 @@ int run_estimate(const EstimateOptions& opts, const Context& ctx) {
 int run_estimate(const EstimateOptions& opts, const Context& ctx, const Catalog& catalog) {
   const Catalog* cat = &catalog;
   if (!opts.batch_file.empty()) return run_batch(opts, *cat, ctx);
-  auto setup = resolve_setup(opts.args, *cat, opts.json_keys);
+  auto setup = resolve_setup(opts.args, *cat, ctx.request_keys);
   if (!setup) return report(ctx, setup.error());
   const Outcome o = evaluate(*setup);
   if (ctx.json)

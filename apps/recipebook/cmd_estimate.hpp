@@ -15,7 +15,6 @@ namespace rb::cli {
 struct EstimateOptions {
   LayoutArgs args;
   std::string batch_file;  // "-" = standard input
-  bool json_keys = false;  // the request came as JSON (serve): errors name its keys, not the flags
 };
 
 int run_estimate(const EstimateOptions& opts, const Context& ctx);

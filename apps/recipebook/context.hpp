@@ -21,6 +21,9 @@ struct Context {
   std::vector<std::string> catalog_dirs;  // --catalog DIR (repeatable), in order
   bool json = false;                      // --json
   bool color = false;                     // stdout is a TTY and NO_COLOR is unset
+  // The input came as a JSON body (`serve`): errors name its keys ("cp_comm_type"), not the flags
+  // ("--cp-comm-type"), in their messages (resolve_setup) and as their where (report.cpp).
+  bool request_keys = false;
 };
 
 }  // namespace rb::cli

@@ -282,12 +282,8 @@ Result<LayoutArgs> layout_args_from_json(const nlohmann::json& j, const LayoutAr
   }();
   for (const auto& [key, v] : j.items()) {
     // Every error names its key as `where` (the server's 4xx bodies, --batch lines).
-    const auto at_key = [&k = key](Error e) {
-      if (e.where.file.empty()) e.where.file = k;
-      return tl::unexpected(std::move(e));
-    };
     auto flag = read_layout_flag(key, v, a.layout);  // a layout key: read (or its type error)
-    if (!flag) return at_key(flag.error());
+    if (!flag) return tl::unexpected(at_key(flag.error(), key));
     if (*flag) continue;
     auto type_error = [&, k = key](const char* want) {
       return Error("\"" + k + "\" must be " + want + ", found " + std::string(v.type_name()));
@@ -323,13 +319,12 @@ Result<LayoutArgs> layout_args_from_json(const nlohmann::json& j, const LayoutAr
       if (v.is_number()) a.headroom = fmt::format("{}", v.get<double>());  // GiB
       else err = get_str(a.headroom);
     } else if (key == "tokens") {
-      if (!v.is_number()) return at_key(type_error("a number"));
+      if (!v.is_number()) return tl::unexpected(at_key(type_error("a number"), key));
       a.tokens = v.get<double>();
     } else {
-      const std::string near = nearest(key, kKeys);
-      return at_key(Error("unknown key \"" + key + "\"", {}, near.empty() ? "" : "did you mean \"" + near + "\"?"));
+      return tl::unexpected(unknown_key(key, kKeys));
     }
-    if (err) return at_key(*err);
+    if (err) return tl::unexpected(at_key(*err, key));
   }
   return a;
 }

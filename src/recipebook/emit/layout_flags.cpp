@@ -1,5 +1,7 @@
 #include "recipebook/emit/layout_flags.hpp"
 
+#include "recipebook/core/strings.hpp"
+
 #include <limits>
 
 #include <nlohmann/json.hpp>
@@ -46,6 +48,16 @@ Result<bool> read_layout_flag(const std::string& key, const nlohmann::json& valu
       break;
   }
   return true;
+}
+
+Error at_key(Error e, const std::string& key) {
+  if (e.where.file.empty()) e.where.file = key;
+  return e;
+}
+
+Error unknown_key(const std::string& key, const std::vector<std::string>& known) {
+  const std::string near = nearest(key, known);
+  return at_key(Error("unknown key \"" + key + "\"", {}, near.empty() ? "" : "did you mean \"" + near + "\"?"), key);
 }
 
 }  // namespace rb

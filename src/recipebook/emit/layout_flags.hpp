@@ -22,4 +22,9 @@ const std::vector<std::string>& layout_flag_keys();
 // naming the key when the value has the wrong JSON type or does not fit an int.
 Result<bool> read_layout_flag(const std::string& key, const nlohmann::json& value, LayoutFlags& f);
 
+// For the readers of a JSON body: `e` with `key` as its where, unless it already names a place.
+Error at_key(Error e, const std::string& key);
+// "unknown key" for `key`, with the nearest of `known` as the fix and the key as where.
+Error unknown_key(const std::string& key, const std::vector<std::string>& known);
+
 }  // namespace rb

@@ -32,30 +32,12 @@ int status_of(int exit_code) {
   return 500;
 }
 
-// An input error's `where` as the request spells it: the command line's "--cp-comm-type" is the body's
-// "cp_comm_type" (the keys are the flags' names with underscores, request_json.hpp).
-std::string body_keys_as_where(const std::string& body) {
-  auto j = nlohmann::ordered_json::parse(body, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || !j.contains("errors") || !j["errors"].is_array()) return body;
-  bool changed = false;
-  for (auto& e : j["errors"]) {
-    if (!e.is_object() || !e.contains("where") || !e["where"].is_string()) continue;
-    std::string w = e["where"].get<std::string>();
-    if (w.rfind("--", 0) != 0) continue;
-    w = w.substr(2);
-    std::replace(w.begin(), w.end(), '-', '_');
-    e["where"] = w;
-    changed = true;
-  }
-  return changed ? j.dump(2) + "\n" : body;
-}
-
 // Runs one CLI subcommand with --json into a string: its stdout is the response body.
 template <typename Fn>
 ApiResponse run_cli(const std::vector<std::string>& catalog_dirs, Fn&& fn) {
   std::ostringstream out;
   std::ostringstream err;
-  const cli::Context ctx{out, err, catalog_dirs, /*json=*/true, /*color=*/false};
+  const cli::Context ctx{out, err, catalog_dirs, /*json=*/true, /*color=*/false, /*request_keys=*/true};
   ApiResponse r;
   try {
     r.exit_code = fn(ctx);
@@ -68,7 +50,7 @@ ApiResponse run_cli(const std::vector<std::string>& catalog_dirs, Fn&& fn) {
     return r;
   }
   r.status = status_of(r.exit_code);
-  r.body = r.exit_code == cli::kExitUsage ? body_keys_as_where(out.str()) : out.str();
+  r.body = out.str();
   return r;
 }
 

@@ -80,17 +80,13 @@ std::optional<Error> read_field(const std::string& key, const Json& v, const Tar
 }
 
 // Reads every key of `body` into `fields` (or, with `layout`, the layout flags); unknown keys get
-// the nearest known one as their fix. Each error's `where` is the key it is about.
+// the nearest known one as their fix. Each error's `where` is the key it is about (at_key).
 std::optional<Error> read_fields(const Json& body, const std::vector<Field>& fields, LayoutFlags* layout = nullptr) {
   if (!body.is_object()) return Error("the request body must be a JSON object with the same keys as the flags");
   for (const auto& [key, v] : body.items()) {
-    const auto at_key = [&k = key](Error e) {
-      if (e.where.file.empty()) e.where.file = k;
-      return e;
-    };
     if (layout) {
       auto flag = read_layout_flag(key, v, *layout);
-      if (!flag) return at_key(flag.error());
+      if (!flag) return at_key(flag.error(), key);
       if (*flag) continue;
     }
     const Field* f = nullptr;
@@ -100,10 +96,9 @@ std::optional<Error> read_fields(const Json& body, const std::vector<Field>& fie
       std::vector<std::string> known;
       for (const auto& c : fields) known.emplace_back(c.key);
       if (layout) known.insert(known.end(), layout_flag_keys().begin(), layout_flag_keys().end());
-      const std::string near = nearest(key, known);
-      return at_key(Error("unknown key \"" + key + "\"", {}, near.empty() ? "" : "did you mean \"" + near + "\"?"));
+      return unknown_key(key, known);
     }
-    if (auto e = read_field(key, v, f->target)) return at_key(*e);
+    if (auto e = read_field(key, v, f->target)) return at_key(*e, key);
   }
   return std::nullopt;
 }
@@ -175,7 +170,6 @@ Result<cli::EstimateOptions> estimate_options_from_json(const nlohmann::json& bo
   if (auto e = no_path("model", args->model)) return tl::unexpected(*e);
   cli::EstimateOptions o;
   o.args = *args;
-  o.json_keys = true;
   return o;
 }
 
