@@ -1219,12 +1219,11 @@ RECIPE_DDP_SETTINGS = {
 # Megatron-Core cp_comm_type a recipe sets in code (Layout::cp_comm; the static read does not keep it):
 # `cfg.model.cp_comm_type = ...` in Megatron-Bridge@067f987df recipes/gemma3_vl/h100/gemma3_vl.py,
 # recipes/gpt_oss/h100/gpt_oss.py, recipes/qwen/h100/qwen3.py, recipes/nemotronh/h100/nemotron_3_nano_4b.py,
-# recipes/nemotronh/h100/nemotron_3_super.py, recipes/nemotronh/h100/nemotron_3_nano.py ("p2p", the
-# default) and recipes/gemma4_vl/h100/gemma4_vl.py (_apply_gemma4_vl_common, which both of its recipes
-# call). GLM-5.x: models/glm_moe_dsa/glm5_bridge.py sets provider.cp_comm_type = "allgather" for every
+# recipes/nemotronh/h100/nemotron_3_super.py and recipes/gemma4_vl/h100/gemma4_vl.py
+# (_apply_gemma4_vl_common, which both of its recipes call); nemotron_3_nano.py's "p2p" is the default.
+# GLM-5.x: models/glm_moe_dsa/glm5_bridge.py sets provider.cp_comm_type = "allgather" for every
 # GLM-5 model, and the perf recipes (perf_recipes/glm_moe_dsa/*/glm5.py) set it again (MODEL_CP_COMM).
-RECIPE_CP_COMM = {
-    **{e: "a2a" for e in (
+RECIPE_CP_COMM = {e: "a2a" for e in (
         "gemma3_vl_4b_sft_1gpu_h100_bf16_config", "gemma3_vl_12b_sft_4gpu_h100_bf16_config",
         "gemma3_vl_27b_sft_16gpu_h100_bf16_config", "gemma3_vl_4b_peft_1gpu_h100_bf16_config",
         "gemma3_vl_12b_peft_1gpu_h100_bf16_config", "gemma3_vl_27b_peft_4gpu_h100_bf16_config",
@@ -1232,9 +1231,7 @@ RECIPE_CP_COMM = {
         "gpt_oss_20b_pretrain_16gpu_h100_bf16_config", "gpt_oss_120b_pretrain_64gpu_h100_bf16_config",
         "gpt_oss_120b_sft_48gpu_h100_bf16_32k_config", "nemotron_3_nano_4b_sft_8gpu_h100_bf16_32k_config",
         "nemotron_3_super_sft_16gpu_h100_bf16_32k_config", "qwen3_600m_sft_8gpu_h100_bf16_128k_config",
-        "qwen3_8b_sft_8gpu_h100_bf16_32k_config")},
-    "nemotron_3_5_lightning_pretrain_config": "p2p",
-}
+        "qwen3_8b_sft_8gpu_h100_bf16_32k_config")}
 MODEL_CP_COMM = {"GLM-5.1": "allgather", "GLM-5.2": "allgather"}
 
 

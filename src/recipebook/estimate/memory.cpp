@@ -96,6 +96,7 @@ double quantized_input_saving(Precision p) {
 // layers that run quantized keep a GEMM input quantized (act_gemm_in); those an FP8/FP4 run keeps in
 // BF16 (first_last_layers_bf16) keep theirs in 16 bits.
 LayerSums quantized_inputs_only(const PreparedModel& pm, const Layout& l, int b, int e, LayerSums s) {
+  if (!has_bf16_layers(l)) return s;  // every planner candidate without BF16 layers: nothing to take out
   const LayerSums hi = bf16_range_sums(pm, l, b, e);
   for (size_t i = 0; i < s.act_gemm_in.size(); ++i) s.act_gemm_in[i] -= hi.act_gemm_in[i];
   return s;

@@ -207,13 +207,9 @@ LayerSums mean_rank_sums(const PreparedModel& pm, const StagePlan& plan) {
   return mean;
 }
 
-namespace {
-
 bool has_bf16_layers(const Layout& l) {
   return l.precision != Precision::kBf16 && (l.bf16_layers_at_start > 0 || l.bf16_layers_at_end > 0);
 }
-
-}  // namespace
 
 // Layers [b, e) that run in BF16: their overlap with [0, start) and with [n - end, n).
 LayerSums bf16_range_sums(const PreparedModel& pm, const Layout& l, int b, int e) {

@@ -118,6 +118,7 @@ LayerSums mean_rank_sums(const PreparedModel& pm, const StagePlan& plan);
 // The part of those sums in the decoder layers an FP8/FP4 run keeps in BF16 (Layout::
 // bf16_layers_at_start / _end, by global layer number as Megatron-Core counts them): zero under a
 // BF16 recipe or with no such layers. The MTP layers are not decoder layers (they stay quantized).
+bool has_bf16_layers(const Layout& l);  // an FP8/FP4 layout with BF16 first or last layers
 LayerSums bf16_range_sums(const PreparedModel& pm, const Layout& l, int b, int e);  // of layers [b, e)
 LayerSums bf16_rank_sums(const PreparedModel& pm, const StagePlan& plan, const Layout& l, int rank);
 LayerSums bf16_mean_rank_sums(const PreparedModel& pm, const StagePlan& plan, const Layout& l);
