@@ -17,6 +17,7 @@
 #include "recipebook/catalog/test_catalog.hpp"
 #include "recipebook/estimate/collectives.hpp"
 #include "recipebook/estimate/delta_rule.hpp"
+#include "recipebook/estimate/estimate.hpp"
 #include "recipebook/estimate/microbench.hpp"
 
 namespace rb {
@@ -148,6 +149,45 @@ TEST(MicrobenchCheck, DeltaRuleFiguresAreTheRatesAtTheirShapes) {
     }
   }
   EXPECT_GE(checked, 3 * 48);  // GB200, B200 (GB200's rows) and H200
+}
+
+
+// H200 has no GEMM or ring figure of its own: it takes H100's (the same GH100 die and clocks, the
+// same NVLink 4 switch fabric and 400 Gb/s NIC per GPU; catalog/hardware/h200.yaml says so), not the
+// flat defaults nor its two-node DeepEP rate, which put it 13% below H100 on Llama-3-70B at TP 4 PP 4.
+// With the same priors and more HBM bandwidth it is never the slower of the two on one layout.
+TEST(MicrobenchCheck, H200RunsAtLeastAsFastAsH100) {
+  const Catalog& cat = builtin();
+  auto h100 = cat.find_hardware("h100");
+  auto h200 = cat.find_hardware("h200");
+  ASSERT_TRUE(h100 && h200);
+  for (Precision p : {Precision::kBf16, Precision::kFp8Cs}) {
+    const EfficiencyPrior a = efficiency_prior(*h100, p), b = efficiency_prior(*h200, p);
+    ASSERT_TRUE(b.nvlink && b.scaleout) << precision_name(p);
+    EXPECT_EQ(a.gemm, b.gemm) << precision_name(p);
+    EXPECT_DOUBLE_EQ(*a.nvlink, *b.nvlink) << precision_name(p);
+    EXPECT_DOUBLE_EQ(*a.scaleout, *b.scaleout) << precision_name(p);
+  }
+  auto model = cat.find_model("llama3-70b");
+  ASSERT_TRUE(model);
+  const PreparedModel pm = prepare(*model);
+  Workload work;
+  work.seq = 8192;
+  work.gbs = 512;
+  Cluster cluster;
+  cluster.gpus = 64;
+  cluster.gpus_per_node = 8;
+  for (const auto& [tp, pp] : {std::pair{4, 4}, std::pair{8, 2}, std::pair{2, 8}}) {
+    Layout l;
+    l.tp = tp;
+    l.pp = pp;
+    l.dp = 64 / (tp * pp);
+    l.sp = true;
+    const Estimate e100 = estimate(pm, *h100, work, cluster, l);
+    const Estimate e200 = estimate(pm, *h200, work, cluster, l);
+    ASSERT_TRUE(e100.valid && e200.valid) << "TP " << tp << " PP " << pp;
+    EXPECT_GE(e200.tokens_per_s_per_gpu, e100.tokens_per_s_per_gpu) << "TP " << tp << " PP " << pp;
+  }
 }
 
 }  // namespace
