@@ -9,6 +9,7 @@
 
 #include "../../../tests/test_support.hpp"
 #include "recipebook/core/strings.hpp"
+#include "recipebook/catalog/recipe_layout.hpp"
 #include "recipebook/catalog/test_catalog.hpp"
 
 namespace rb {
@@ -302,6 +303,27 @@ TEST(Catalog, NvidiaNodesHaveHostFigures) {
   EXPECT_DOUBLE_EQ(cat.find_hardware("h100")->host_memory_bytes, 2e12);
   EXPECT_GT(cat.find_hardware("gb200")->host_link_bytes_per_s, cat.find_hardware("b200")->host_link_bytes_per_s);
   EXPECT_FALSE(cat.find_hardware("mi300x")->has_host());
+}
+
+// A dense model has no EP to record: the generated Bridge records give TP, PP and CP and leave EP
+// out, and that is their whole layout (list and show printed "-" and "not fully given" for every
+// dense recipe, 347 of them, while estimate used the layout). A MoE record without EP is not whole.
+TEST(Catalog, ADenseRecordWithoutEpGivesItsWholeLayout) {
+  const Catalog& cat = builtin();
+  auto dense = cat.find_recipe("llama3_70b_pretrain_64gpu_h100_bf16_config");
+  ASSERT_TRUE(dense);
+  EXPECT_EQ((*dense)->tree.get("layout")->get("ep"), nullptr);
+  EXPECT_TRUE((*dense)->recipe.layout_known);
+  auto resolved = cat.resolved("llama3_70b_pretrain_64gpu_h100_bf16_config");
+  ASSERT_TRUE(resolved);
+  EXPECT_TRUE(resolved->layout_known);
+  Recipe no_ep;
+  no_ep.dense_layout_given = true;
+  Recipe moe = no_ep;
+  link_recipe_model(no_ep, *cat.find_model("llama3-8b"));
+  link_recipe_model(moe, *cat.find_model("Qwen3-30B-A3B"));
+  EXPECT_TRUE(no_ep.layout_known);
+  EXPECT_FALSE(moe.layout_known);
 }
 
 TEST(Catalog, Seed002RecordIsInTheCatalog) {

@@ -305,7 +305,8 @@ void read_layout(YamlReader& r, const YNode& doc, int gpus, Recipe& rec) {
   const auto cp = r.int32(lay, "cp", p, 1);
   const auto ep = r.int32(lay, "ep", p, 1);
   const auto dp = r.int32(lay, "dp", p, 1);
-  rec.layout_known = tp && pp && cp && ep;
+  rec.dense_layout_given = tp && pp && cp;
+  rec.layout_known = rec.dense_layout_given && ep;
   l.tp = tp.value_or(1);
   l.pp = pp.value_or(1);
   l.cp = cp.value_or(1);
@@ -429,6 +430,7 @@ Measurement::LayoutOverrides read_layout_overrides(YamlReader& r, const YNode* m
 
 void link_recipe_model(Recipe& rec, const Model& m) {
   if (!m.has_architecture) return;
+  if (!m.is_moe() && rec.dense_layout_given) rec.layout_known = true;  // record_check.hpp record_layout_known
   Layout& l = rec.layout;
   if (!rec.etp_recorded)
     l.etp = m.is_moe() ? default_etp(l, rec.framework == "megatron-bridge" ? EtpDefault::kMegatronBridge

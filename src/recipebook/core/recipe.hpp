@@ -82,6 +82,9 @@ struct Recipe {
   std::string status;       // "verified", "draft", ... (seed 002's `status`)
 
   bool layout_known = false;  // every degree below was given (else `layout` holds defaults)
+  // TP, PP and CP were given: the whole layout of a dense model, which has no EP to give (the
+  // generated Bridge records leave it out); link_recipe_model sets layout_known from it.
+  bool dense_layout_given = false;
   Layout layout;
   // `features.flex_backend` as recorded (deepep or hybridep), whatever `layout.dispatcher` says.
   std::optional<Dispatcher> flex_backend;
