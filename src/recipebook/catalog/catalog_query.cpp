@@ -1,6 +1,7 @@
 // Catalog lookups: exact (index maps on folded names), never a silent substitute; a miss is an Error
 // with the nearest name as a suggestion. Also `list` filters and `extends` resolution.
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <unordered_set>
 
@@ -20,8 +21,43 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// "did you mean 'X'?" from the nearest key (mapped back to its entry's name), else the entries that
-// contain every token of `ref`, else `fallback`.
+// A token that names a size ("8b", "235b", "a22b", "0.5b"): a name that goes on past a catalog key
+// with one is another model, not a variant of that key's.
+bool size_token(std::string_view t) {
+  if (t.size() < 2 || (t.back() != 'b' && t.back() != 'm')) return false;
+  const std::string_view digits = t.substr(t[0] == 'a' ? 1 : 0, t.size() - (t[0] == 'a' ? 2 : 1));
+  return !digits.empty() && std::all_of(digits.begin(), digits.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
+// The key `ref` begins with, up to a separator, when what follows names no size: an -Instruct or
+// dated release of that key's model ("meta-llama/Llama-3.1-8B-Instruct" -> "meta-llama/Llama-3.1-8B").
+// The longest such key; empty when none.
+std::string variant_of(std::string_view ref, const std::vector<std::string>& keys) {
+  std::string best;
+  for (const std::string& k : keys) {
+    if (k.size() >= ref.size() || k.size() <= best.size()) continue;
+    if (fold_name(ref.substr(0, k.size())) != fold_name(k) || fold_name(k).empty()) continue;
+    const char next = ref[k.size()];
+    if (next != '-' && next != '_' && next != '.' && next != ' ') continue;
+    std::string rest;
+    bool sized = false;
+    for (char c : ref.substr(k.size() + 1)) {
+      if (c == '-' || c == '_' || c == '.' || c == ' ' || c == '/') {
+        sized = sized || size_token(rest);
+        rest.clear();
+      } else {
+        rest.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+      }
+    }
+    if (!sized && !size_token(rest)) best = k;
+  }
+  return best;
+}
+
+// "did you mean ...?" with up to three entries, mapped back from their keys (name, aliases, Hugging
+// Face id): the entry `ref` is a variant of (variant_of), those whose keys hold every token of `ref`
+// (shortest first), then the nearest key by edit distance (core/strings.hpp suggestions); else
+// `fallback`. Estimate, plan and show name a model the same way.
 template <typename Entry, typename KeysOf, typename NameOf>
 std::string suggest(std::string_view ref, const std::vector<Entry>& list, KeysOf keys_of, NameOf name_of,
                     const std::string& fallback) {
@@ -33,18 +69,21 @@ std::string suggest(std::string_view ref, const std::vector<Entry>& list, KeysOf
       keys.push_back(k);
       name_by_key.emplace(k, name_of(e));
     }
-  const std::string near = nearest(ref, keys);
-  if (!near.empty()) return "did you mean '" + name_by_key[near] + "'?";
-  std::vector<std::string> names;
-  for (const auto& e : list) names.push_back(name_of(e));
-  const auto some = suggestions(ref, names, 3);
-  if (!some.empty()) {
-    std::string out = "did you mean ";
-    for (size_t i = 0; i < some.size(); ++i)
-      out += (i ? (i + 1 == some.size() ? " or '" : ", '") : "'") + some[i] + "'";
-    return out + "?";
-  }
-  return fallback;
+  std::vector<std::string> picks;
+  auto pick = [&](const std::string& key) {
+    const std::string& n = name_by_key[key];
+    if (picks.size() < 3 && std::find(picks.begin(), picks.end(), n) == picks.end()) picks.push_back(n);
+  };
+  // A Hugging Face id's repository name alone as well (the catalog's ids may be an older org/repo).
+  const size_t slash = ref.rfind('/');
+  for (std::string_view r : {ref, slash == std::string_view::npos ? ref : ref.substr(slash + 1)})
+    if (const std::string v = variant_of(r, keys); !v.empty()) pick(v);
+  for (const std::string& k : suggestions(ref, keys, 6)) pick(k);
+  if (picks.empty()) return fallback;
+  std::string out = "did you mean ";
+  for (size_t i = 0; i < picks.size(); ++i)
+    out += (i ? (i + 1 == picks.size() ? " or '" : ", '") : "'") + picks[i] + "'";
+  return out + "?";
 }
 
 std::vector<std::string> model_keys(const ModelEntry& e) {

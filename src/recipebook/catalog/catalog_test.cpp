@@ -16,6 +16,8 @@ namespace rb {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
+using ::testing::StartsWith;
 
 std::string all(const Diagnostics& ds) {
   std::string out;
@@ -143,6 +145,20 @@ TEST(Catalog, FindModelByNameAliasHfIdAndFoldedSpelling) {
   auto llama = cat.find_model("llama3-70b");
   ASSERT_TRUE(llama);
   EXPECT_EQ(llama->name, "Llama-3-70B");
+}
+
+// The suggestion names the model the user most likely meant: the one whose name holds every word
+// of theirs before a nearest-by-spelling one (qwen3-235b drew 'Qwen2-0.5B'), and the model an
+// -Instruct or dated release is a variant of (no suggestion at all before). Never a model of
+// another size: 'llama3-7b' is not a variant of 'llama3'.
+TEST(Catalog, MissSuggestsTheModelMeant) {
+  const Catalog& cat = builtin();
+  auto fix = [&](const char* ref) { return cat.find_model(ref).error().fix; };
+  EXPECT_THAT(fix("qwen3-235b"), StartsWith("did you mean 'Qwen3-235B-A22B'"));
+  EXPECT_THAT(fix("qwen3-30b"), StartsWith("did you mean 'Qwen3-30B-A3B'"));
+  EXPECT_THAT(fix("meta-llama/Llama-3.1-8B-Instruct"), StartsWith("did you mean 'Llama-3.1-8B'"));
+  EXPECT_THAT(fix("Qwen/Qwen3-30B-A3B-Instruct-2507"), StartsWith("did you mean 'Qwen3-30B-A3B'"));
+  EXPECT_THAT(fix("llama3-7b"), Not(HasSubstr("Llama-3-8B")));
 }
 
 TEST(Catalog, MissSuggestsButNeverSubstitutes) {
