@@ -22,5 +22,27 @@ TEST(CliNumberFlags, OutOfRangeSaysWhatTheFlagMustBe) {
   EXPECT_NE(r.out.find("--limit: must be 0 or more, not -1"), std::string::npos) << r.out;
 }
 
+
+// A count of 0 given with a recipe is an error, not "the recipe's" (estimate used the recipe's 64
+// GPUs and exited 0), and a node shape the count cannot fill is refused as launch refuses it
+// (estimate and plan took 64 GPUs in nodes of 3).
+TEST(CliNumberFlags, ZeroCountsAndPartialNodesAreRefused) {
+  const std::string recipe = std::string(RB_BINARY) + " estimate llama3_70b_pretrain_64gpu_h100_bf16_config";
+  for (const char* flag : {" --gpus 0", " --gbs 0", " --gpus-per-node 0"}) {
+    auto r = test::run_shell(recipe + flag + " 2>&1");
+    EXPECT_EQ(r.rc, 2) << flag << ": " << r.out;
+    EXPECT_NE(r.out.find("must be more than 0, not 0"), std::string::npos) << r.out;
+  }
+  auto r = test::run_shell(std::string(RB_BINARY) + " estimate --model llama3-8b --gpu h100 --gpus 64 --gbs 64 --gpus-per-node 3 2>&1");
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("--gpus-per-node: 64 GPUs do not fill whole nodes of 3"), std::string::npos) << r.out;
+  r = test::run_shell(std::string(RB_BINARY) + " plan --model llama3-8b --gpu h100 --gpus 64 --gbs 64 --gpus-per-node 3 2>&1");
+  EXPECT_EQ(r.rc, 2) << r.out;
+  EXPECT_NE(r.out.find("64 GPUs do not fill whole nodes of 3"), std::string::npos) << r.out;
+  r = test::run_shell(std::string(RB_BINARY) + " estimate --model llama3-8b --gpu h100 --gpus 2 --gbs 64 --gpus-per-node 4 2>&1");
+  EXPECT_NE(r.rc, 2) << r.out;  // part of one node: estimated
+  EXPECT_NE(r.out.find("tokens/s/GPU"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace rb

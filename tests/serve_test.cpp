@@ -221,6 +221,18 @@ TEST(ServeApi, WrongTypesAndAbsurdValuesAre400) {
   }
   const auto p = post("plan", R"({"model":"llama3-8b","gpu":"h100","gpus":[8],"gbs":64})");
   EXPECT_EQ(p.status, 400) << p.body;
+  // Every route bounds a count as its flag does: launch printed a script for "seq": -5 (the flag's
+  // check is CLI11's, which a JSON body never passed through), recommend took "gbs": 0.
+  for (const auto& [route, body, key] :
+       {std::tuple{"launch", R"({"model":"llama3-8b","gpu":"h100","gpus":8,"seq":-5})", "seq"},
+        std::tuple{"launch", R"({"model":"llama3-8b","gpu":"h100","gpus":8,"master_port":70000})", "master_port"},
+        std::tuple{"recommend", R"({"model":"llama3-8b","gpu":"h100","gpus":8,"gbs":0})", "gbs"},
+        std::tuple{"plan", R"({"model":"llama3-8b","gpu":"h100","gpus":8,"gbs":64,"gpus_per_node":0})", "gpus_per_node"},
+        std::tuple{"estimate", R"({"recipe":"llama3_70b_pretrain_64gpu_h100_bf16_config","gpus":0})", "gpus"}}) {
+    const auto r = post(route, body);
+    EXPECT_EQ(r.status, 400) << route << " " << body << " -> " << r.body;
+    EXPECT_EQ(first_error(r)["where"], key) << r.body;
+  }
 }
 
 TEST(ServeApi, PlanPastTheServersLimitsIs422) {

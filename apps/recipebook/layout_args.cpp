@@ -141,6 +141,11 @@ Result<Setup> resolve_setup(const LayoutArgs& in, const Catalog& catalog, bool j
   s.workload.image = {a.max_pixels, std::max(1, a.images_per_sample), a.vision_graph_patches};
   s.cluster.gpus = a.gpus;
   s.cluster.gpus_per_node = a.gpus_per_node;
+  // torchrun starts the same number of ranks on every node: a count past one node fills whole nodes
+  // (launch refuses the same, emit/launch_shell.cpp).
+  if (a.gpus_per_node > 0 && a.gpus > a.gpus_per_node && a.gpus % a.gpus_per_node != 0)
+    return fail(fmt::format("{}: {} GPUs do not fill whole nodes of {}", fl("gpus-per-node"), a.gpus, a.gpus_per_node),
+                {}, fmt::format("use a GPU count that is a multiple of {}, or the nodes' real GPU count", a.gpus_per_node));
 
   // The layout flags over Layout's defaults, exactly as `launch` applies them; their errors name the
   // flag in the message (a batch line's error object has no separate location).
@@ -294,6 +299,9 @@ Result<LayoutArgs> layout_args_from_json(const nlohmann::json& j, const LayoutAr
       const auto wide = v.get<int64_t>();
       if (wide < std::numeric_limits<T>::min() || wide > std::numeric_limits<T>::max())
         return Error("\"" + key + "\" is out of range: " + std::to_string(wide));
+      // A count is at least 1, as the flags check (0 would read as "the recipe's").
+      const bool count = key == "gpus" || key == "gpus_per_node" || key == "seq" || key == "gbs";
+      if (count && wide < 1) return Error(fmt::format("\"{}\" must be at least 1, not {}", key, wide));
       out = static_cast<T>(wide);
       return std::nullopt;
     };

@@ -155,11 +155,11 @@ void add_layout_flags(CLI::App* cmd, rb::cli::LayoutArgs& a) {
   cmd->add_option("recipe", a.recipe, "The same as --recipe")->excludes(r);
   cmd->add_option("--model", a.model, "Catalog name, alias, Hugging Face id, or path to a config.json");
   cmd->add_option("--gpu", a.gpu, "GPU type: h100, h200, b200, b300, gb200, gb300, a100, mi300x, ...");
-  cmd->add_option("--gpus", a.gpus, "Total GPU count");
-  cmd->add_option("--gpus-per-node", a.gpus_per_node, "GPUs per node (default: the GPU's usual node)");
+  cmd->add_option("--gpus", a.gpus, "Total GPU count")->check(kPositive);
+  cmd->add_option("--gpus-per-node", a.gpus_per_node, "GPUs per node (default: the GPU's usual node)")->check(kPositive);
   cmd->add_option("--mode", a.mode, "pretrain | sft | peft (default: the recipe's, else pretrain)");
   cmd->add_option("--seq", a.seq, "Sequence length in tokens (default: the recipe's, else 4096)")->check(kPositive);
-  cmd->add_option("--gbs", a.gbs, "Global batch in sequences");
+  cmd->add_option("--gbs", a.gbs, "Global batch in sequences")->check(kPositive);
   cmd->add_option("--max-pixels", a.max_pixels, "VLM image budget: pixels per image (default: the recipe's vision.max_pixels, else no images)")->check(kNonNegative);
   cmd->add_option("--images-per-sample", a.images_per_sample, "VLM images per sequence (default: the recipe's, else 1)")->check(kPositive);
   cmd->add_option("--vision-graph-patches", a.vision_graph_patches, "Patches per micro batch the vision CUDA graph pads to (default: the recipe's vision.cuda_graph_max_patches, else no vision graph)")->check(kNonNegative);
@@ -302,7 +302,7 @@ void add_plan(CLI::App& app, Action& action) {
   cmd->add_option("--model", o->model, "Catalog name, alias, Hugging Face id, or path to a config.json (required without --recipe)");
   cmd->add_option("--gpu", o->gpu, "GPU type: h100, b200, gb300, ... (required without --recipe)");
   cmd->add_option("--gpus", o->gpus, "GPU count: 64, a range 8..512 (powers of two and whole nodes), or a list 64,96");
-  cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (default: the GPU's node)");
+  cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (default: the GPU's node)")->check(kPositive);
   cmd->add_option("--mode", o->mode, "pretrain | sft | peft (default: the recipe's, else pretrain)");
   cmd->add_option("--seq", o->seq, "Sequence length in tokens (default: the recipe's, else 4096)")->check(kPositive);
   cmd->add_option("--gbs", o->gbs, "Global batch in sequences (required without --recipe)");
@@ -352,7 +352,7 @@ void add_recommend(CLI::App& app, Action& action) {
   cmd->add_option("--model", o->model, "Catalog name, alias, Hugging Face id, or path to a config.json")->required();
   cmd->add_option("--gpu", o->gpu, "GPU type: h100, b200, gb300, ...")->required();
   cmd->add_option("--gpus", o->gpus, "GPU count (required for one --gpu type)")->check(kPositive);
-  cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (default: the GPU's node)");
+  cmd->add_option("--gpus-per-node", o->gpus_per_node, "GPUs per node (default: the GPU's node)")->check(kPositive);
   cmd->add_option("--mode", o->mode, "pretrain | sft | peft (required for one --gpu type)");
   cmd->add_option("--tokens", o->tokens, "With several --gpu types (h100,b200): the training budget the type and count are chosen for");
   cmd->add_option("--seq", o->seq, "Sequence length (default: the recipe's)");

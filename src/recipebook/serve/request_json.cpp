@@ -31,27 +31,36 @@ std::vector<std::string> split(const std::string& s, char sep) {
 struct Field {
   std::string_view key;
   Target target;
+  int64_t min = std::numeric_limits<int64_t>::min();  // an integer's least value, as the flag's check
+  int64_t max = std::numeric_limits<int64_t>::max();
 };
+// The bounds of the flags that take a count or a port (main.cpp: kPositive, CLI::Range(1, 65535)).
+constexpr int64_t kAtLeastOne = 1;
 
 Error type_error(const std::string& key, const char* want, const Json& v) {
   return Error("\"" + key + "\" must be " + want + ", found " + std::string(v.type_name()));
 }
 
 template <typename T>
-std::optional<Error> read_int(const std::string& key, const Json& v, T& out) {
+std::optional<Error> read_int(const std::string& key, const Json& v, T& out, int64_t min, int64_t max) {
   if (!v.is_number_integer()) return type_error(key, "an integer", v);
   const auto wide = v.get<int64_t>();
   if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
     return Error("\"" + key + "\" is out of range");
   if (wide < std::numeric_limits<T>::min() || wide > std::numeric_limits<T>::max())
     return Error("\"" + key + "\" is out of range: " + std::to_string(wide));
+  if (wide < min || wide > max)
+    return Error(max == std::numeric_limits<int64_t>::max()
+                     ? fmt::format("\"{}\" must be at least {}, not {}", key, min, wide)
+                     : fmt::format("\"{}\" must be between {} and {}, not {}", key, min, max, wide));
   out = static_cast<T>(wide);
   return std::nullopt;
 }
 
-std::optional<Error> read_field(const std::string& key, const Json& v, const Target& t) {
-  if (auto* p = std::get_if<int*>(&t)) return read_int(key, v, **p);
-  if (auto* p = std::get_if<int64_t*>(&t)) return read_int(key, v, **p);
+std::optional<Error> read_field(const std::string& key, const Json& v, const Field& f) {
+  const Target& t = f.target;
+  if (auto* p = std::get_if<int*>(&t)) return read_int(key, v, **p, f.min, f.max);
+  if (auto* p = std::get_if<int64_t*>(&t)) return read_int(key, v, **p, f.min, f.max);
   if (auto* p = std::get_if<bool*>(&t)) {
     if (!v.is_boolean()) return type_error(key, "true or false", v);
     **p = v.get<bool>();
@@ -98,7 +107,7 @@ std::optional<Error> read_fields(const Json& body, const std::vector<Field>& fie
       if (layout) known.insert(known.end(), layout_flag_keys().begin(), layout_flag_keys().end());
       return unknown_key(key, known);
     }
-    if (auto e = read_field(key, v, f->target)) return at_key(*e, key);
+    if (auto e = read_field(key, v, *f)) return at_key(*e, key);
   }
   return std::nullopt;
 }
@@ -186,9 +195,9 @@ Result<cli::PlanOptions> plan_options_from_json(const nlohmann::json& given, con
     body["gpu"] = list;
   }
   std::vector<Field> fields{
-      {"model", &o.model},         {"gpu", &o.gpu},           {"gpus", &o.gpus},       {"gpus_per_node", &o.gpus_per_node},
-      {"mode", &o.mode},           {"seq", &o.seq},           {"gbs", &o.gbs},         {"lora_rank", &o.lora_rank},
-      {"dp", &o.dp},               {"max_mbs", &o.max_mbs},   {"objective", &o.objective}, {"tokens", &o.tokens},
+      {"model", &o.model},         {"gpu", &o.gpu},           {"gpus", &o.gpus},       {"gpus_per_node", &o.gpus_per_node, kAtLeastOne},
+      {"mode", &o.mode},           {"seq", &o.seq, kAtLeastOne}, {"gbs", &o.gbs, kAtLeastOne}, {"lora_rank", &o.lora_rank, kAtLeastOne},
+      {"dp", &o.dp, kAtLeastOne},  {"max_mbs", &o.max_mbs, kAtLeastOne},   {"objective", &o.objective}, {"tokens", &o.tokens},
       {"top", &o.top},             {"headroom", &o.headroom},
       // Across GPU types ("gpu": "h100,b200,gb200"): cmd_plan_fleet.hpp.
       {"deadline", &o.deadline},   {"budget", &o.budget},     {"price", &o.price},     {"gpus_available", &o.gpus_available}};
@@ -213,9 +222,9 @@ Result<cli::PlanOptions> plan_options_from_json(const nlohmann::json& given, con
 
 Result<cli::RecommendOptions> recommend_options_from_json(const nlohmann::json& body, int threads) {
   cli::RecommendOptions o;
-  const std::vector<Field> fields{{"model", &o.model},     {"gpu", &o.gpu},         {"gpus", &o.gpus},
-                                  {"gpus_per_node", &o.gpus_per_node}, {"mode", &o.mode}, {"seq", &o.seq},
-                                  {"gbs", &o.gbs},         {"precision", &o.precision}, {"dataset", &o.dataset},
+  const std::vector<Field> fields{{"model", &o.model},     {"gpu", &o.gpu},         {"gpus", &o.gpus, kAtLeastOne},
+                                  {"gpus_per_node", &o.gpus_per_node, kAtLeastOne}, {"mode", &o.mode}, {"seq", &o.seq, kAtLeastOne},
+                                  {"gbs", &o.gbs, kAtLeastOne},         {"precision", &o.precision}, {"dataset", &o.dataset},
                                   {"alternatives", &o.alternatives}, {"compare", &o.compare},
                                   {"headroom", &o.headroom}, {"tokens", &o.tokens}};
   if (auto e = read_fields(body, fields)) return tl::unexpected(*e);
@@ -230,12 +239,12 @@ Result<cli::LaunchOptions> launch_options_from_json(const nlohmann::json& body) 
   cli::LaunchOptions o;
   const std::vector<Field> fields{
       {"source", &o.source},         {"model", &o.model},       {"gpu", &o.gpu},
-      {"mode", &o.mode},             {"gpus", &o.gpus},         {"gpus_per_node", &o.gpus_per_node},
-      {"seq", &o.seq},               {"gbs", &o.gbs},           {"target", &o.targets},
+      {"mode", &o.mode},             {"gpus", &o.gpus, kAtLeastOne}, {"gpus_per_node", &o.gpus_per_node, kAtLeastOne},
+      {"seq", &o.seq, kAtLeastOne},  {"gbs", &o.gbs, kAtLeastOne},           {"target", &o.targets},
       {"framework", &o.framework},   {"bridge_recipe", &o.bridge_recipe}, {"name", &o.name},
-      {"dataset", &o.dataset},       {"train_iters", &o.train_iters}, {"env", &o.env},
+      {"dataset", &o.dataset},       {"train_iters", &o.train_iters, kAtLeastOne}, {"env", &o.env},
       {"extra", &o.extra},           {"workdir", &o.workdir},   {"probe", &o.probe},
-      {"master_port", &o.master_port}, {"partition", &o.slurm.partition}, {"account", &o.slurm.account},
+      {"master_port", &o.master_port, kAtLeastOne, 65535}, {"partition", &o.slurm.partition}, {"account", &o.slurm.account},
       {"time", &o.slurm.time_limit}, {"slurm_output", &o.slurm.output},
       {"container_image", &o.slurm.container_image}, {"container_mounts", &o.slurm.container_mounts},
       {"gres", &o.slurm.gres},       {"operator", &o.k8s_operator}, {"image", &o.image},
