@@ -208,6 +208,11 @@ struct Layout {
 // _set_moe_expert_tensor_parallel_default, applied by its providers and training/initialize.py), sets
 // 1 when EP > 1 and otherwise leaves Megatron-Core's TP. Only a MoE model has experts to split.
 enum class EtpDefault { kMegatronCore, kMegatronBridge };
+// Bytes per main gradient, held (memory, the RB-EP-TOO-LOW rule) and reduced over DP (time): the
+// parameter dtype with Megatron-Core DDP grad_reduce_in_fp32=False (its default and every Bridge perf
+// recipe), FP32 with it (Bridge's library recipes).
+[[nodiscard]] inline double gradient_bytes(const Layout& l) { return l.grad_reduce_in_fp32 ? 4.0 : 2.0; }
+
 [[nodiscard]] inline int default_etp(const Layout& l, EtpDefault d) {
   return d == EtpDefault::kMegatronBridge && l.ep > 1 ? 1 : l.tp;
 }

@@ -157,9 +157,4 @@ double offloaded_activation_bytes(const MemoryInputs& in, const Layout& l, const
 // first rank is Korthikanti's (1 + (p - 1) / (p v)) x p micro-batches of its layers.
 double inflight_chunks(const Layout& l, int rank, int microbatches);
 
-// Bytes per main gradient, held (memory) and reduced over DP (time): the parameter dtype with
-// Megatron-Core DDP grad_reduce_in_fp32=False (its default and every Bridge perf recipe), FP32 with
-// it (Bridge's library recipes).
-inline double gradient_bytes(const Layout& l) { return l.grad_reduce_in_fp32 ? 4.0 : 2.0; }
-
 }  // namespace rb

@@ -99,10 +99,12 @@ bool check_long_context_no_cp(const RuleContext& ctx, Finding* out) {
 
 namespace {
 
-// Bytes per GPU of routed-expert weights, gradients and optimizer state at a given EP.
-// Megatron theoretical_memory_usage.py: 2 (bf16) + 4 (fp32 grad) + 12 / expert-DP (Adam with the
-// distributed optimizer); 6 instead of 12 with the precision-aware optimizer (bf16 moments,
-// bf16 + remainder masters); FSDP shards all 18; PEFT keeps the frozen bf16 weights only.
+// Bytes per GPU of routed-expert weights, gradients and optimizer state at a given EP, as the memory
+// estimate counts them (estimate/memory.cpp): 2 (bf16 weight) + the main gradient (2, or 4 with
+// grad_reduce_in_fp32: gradient_bytes) + 12 / expert-DP (Adam with the distributed optimizer; 6 with
+// the precision-aware optimizer: bf16 moments, bf16 + remainder masters); FSDP shards them all;
+// PEFT keeps the frozen bf16 weights only. It used 4 B gradients whatever the layout, and so warned
+// of more expert state than the estimate's whole weights, gradients and optimizer.
 double expert_bytes_per_gpu(const RuleContext& ctx, int ep) {
   const Layout& l = ctx.layout;
   const int64_t shard = static_cast<int64_t>(ep) * l.etp * l.pp;
@@ -111,8 +113,9 @@ double expert_bytes_per_gpu(const RuleContext& ctx, int ep) {
   const double params = ctx.pm.expert_params / static_cast<double>(shard);
   if (ctx.workload.mode == Mode::kPeft) return params * 2.0;
   const double opt = l.precision_aware_optimizer ? 6.0 : 12.0;
-  if (l.fsdp) return params * (6.0 + opt) / static_cast<double>(edp);
-  return params * (6.0 + (l.distributed_optimizer ? opt / static_cast<double>(edp) : opt));
+  const double held = 2.0 + gradient_bytes(l);
+  if (l.fsdp) return params * (held + opt) / static_cast<double>(edp);
+  return params * (held + (l.distributed_optimizer ? opt / static_cast<double>(edp) : opt));
 }
 
 }  // namespace

@@ -42,6 +42,7 @@ class In {
   In& fsdp(bool v = true) { in_.layout.fsdp = v; return *this; }
   In& instances(int r) { in_.layout.distributed_optimizer_instances = r; return *this; }
   In& dist_opt(bool v) { in_.layout.distributed_optimizer = v; return *this; }
+  In& fp32_grads(bool v = true) { in_.layout.grad_reduce_in_fp32 = v; return *this; }
   In& seq(int64_t v) { in_.workload.seq = v; return *this; }
   In& gbs(int64_t v) { in_.workload.gbs = v; return *this; }
   In& mode(Mode m) { in_.workload.mode = m; return *this; }

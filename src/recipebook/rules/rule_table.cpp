@@ -241,7 +241,7 @@ constexpr std::array kRules = std::to_array<Rule>({
      "seed 004 decision tree and pitfall \"Long context without CP\"", check_long_context_no_cp, "cp,tp,sp"},
     {"RB-EP-TOO-LOW", W, kH, "expert weights, gradients and optimizer state take most of the GPU memory",
      "increase EP first (not TP)", "seed 004 resizing rule 4 and pitfall \"EP too low for large MoE\"",
-     check_ep_too_low, "ep,etp,pp,fsdp,precision_aware_optimizer,distributed_optimizer"},
+     check_ep_too_low, "ep,etp,pp,fsdp,precision_aware_optimizer,distributed_optimizer,grad_reduce_in_fp32"},
     {"RB-FSDP-TP-H100", W, kH, "FSDP with TP > 2 on Hopper: possible communication bottleneck",
      "prefer FSDP with TP 1 or 2 on H100/H200", "seed 004 pitfall \"FSDP + TP > 1 on H100\"", check_fsdp_tp_h100,
      "fsdp,tp"},
