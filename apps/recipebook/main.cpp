@@ -67,7 +67,7 @@ void add_list(CLI::App& app, Action& action) {
   cmd->add_option("--gpus", opts->gpus, "Exact GPU count")->check(kPositive);
   cmd->add_option("--kind", opts->kind, "library | performance | verified | measured");
   cmd->add_flag("--measured", opts->measured, "Only recipes with a measured result");
-  cmd->add_option("--limit", opts->limit, "Print at most N rows")->check(kNonNegative);
+  cmd->add_option("--limit", opts->limit, "Print at most N rows (default 0: all)")->check(kNonNegative);
   cmd->footer(
       "Examples:\n"
       "  recipebook list --model qwen3 --mode sft\n"

@@ -10,6 +10,7 @@
 #include "../../../tests/test_support.hpp"
 #include "recipebook/core/strings.hpp"
 #include "recipebook/catalog/recipe_layout.hpp"
+#include "recipebook/catalog/record_check.hpp"
 #include "recipebook/catalog/test_catalog.hpp"
 
 namespace rb {
@@ -340,6 +341,12 @@ TEST(Catalog, ADenseRecordWithoutEpGivesItsWholeLayout) {
   link_recipe_model(moe, *cat.find_model("Qwen3-30B-A3B"));
   EXPECT_TRUE(no_ep.layout_known);
   EXPECT_FALSE(moe.layout_known);
+  // On one GPU every degree is 1, written or not (estimate refused these records before).
+  auto one = cat.find_recipe("nemotronh_4b_sft_1gpu_h100_bf16_config");
+  ASSERT_TRUE(one);
+  EXPECT_EQ((*one)->tree.get("layout")->get("pp"), nullptr);
+  EXPECT_TRUE((*one)->recipe.layout_known);
+  EXPECT_TRUE(record_layout_known((*one)->tree, nullptr));
 }
 
 TEST(Catalog, Seed002RecordIsInTheCatalog) {

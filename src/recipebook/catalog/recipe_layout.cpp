@@ -305,8 +305,9 @@ void read_layout(YamlReader& r, const YNode& doc, int gpus, Recipe& rec) {
   const auto cp = r.int32(lay, "cp", p, 1);
   const auto ep = r.int32(lay, "ep", p, 1);
   const auto dp = r.int32(lay, "dp", p, 1);
-  rec.dense_layout_given = tp && pp && cp;
-  rec.layout_known = rec.dense_layout_given && ep;
+  // On one GPU every degree is 1, written or not.
+  rec.dense_layout_given = (tp && pp && cp) || gpus == 1;
+  rec.layout_known = rec.dense_layout_given && (ep || gpus == 1);
   l.tp = tp.value_or(1);
   l.pp = pp.value_or(1);
   l.cp = cp.value_or(1);

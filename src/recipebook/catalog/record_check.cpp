@@ -38,6 +38,8 @@ const YNode* node_at(const YNode& root, std::string_view path) {
 }
 
 bool record_layout_known(const YNode& tree, const Model* model, std::span<const std::string> doubted) {
+  // On one GPU every degree is 1, written or not.
+  if (const YNode* n = node_at(tree, "gpu.count"); n != nullptr && n->as_int() == 1) return true;
   const bool dense = model != nullptr && model->has_architecture && !model->is_moe();
   for (const std::string_view deg : {"layout.tp", "layout.pp", "layout.cp", "layout.ep"}) {
     if (deg == "layout.ep" && dense) continue;

@@ -27,7 +27,7 @@ Where where_of(const YNode& root, std::string_view path);
 
 // Whether a record gives the layout to judge (`check`) or estimate (`estimate --recipe`, `launch`,
 // recommend's starting point) as its own: TP, PP and CP written, and EP unless `model` is known to
-// be dense (a dense model has no experts; Megatron reads EP as 1). Degrees the record leaves out
+// be dense (a dense model has no experts; Megatron reads EP as 1), or all of them on one GPU. Degrees the record leaves out
 // hold defaults, not a layout. A path in `doubted` (a field the schema rejected, whose values
 // `check` probes) counts as given. `tree` is the record's YAML tree, resolved over `extends` where
 // the caller has it. One rule for every reader of a record's layout.
