@@ -147,7 +147,7 @@ TEST(JsonErrors, EveryErrorPathPrintsJsonOnStdout) {
   } cases[] = {
       {"--json launch --model Llama-3-8B --gpu h100 --gpus 8 --tp 3 --seq 4096 --gbs 64 --target bridge", "RB-TP-HEADS",
        kExitFindings},
-      {"--json plan --model Llama-3-8B --gpu h100 --gpus 8 --gbs 64 --tp 3", "RB-USAGE"},
+      {"--json plan --model Llama-3-8B --gpu h100 --gpus 8 --gbs 64 --tp 3", "RB-WORLD-DIVISIBLE"},
       {"check --json --no-such-flag", "RB-USAGE", kExitUsage},
       {"--json estimate --model Llama-3-8B --gpu h100 --gpus", "RB-USAGE"},
       {"--json calibrate /no/such/run.log", "RB-USAGE"},

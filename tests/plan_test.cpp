@@ -182,6 +182,16 @@ TEST(PlanCli, UsageErrorsExitTwo) {
   r = run(o, false);
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("do not divide 8 GPUs"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("error [RB-WORLD-DIVISIBLE]"), std::string::npos) << r.err;  // was "error []"
+
+  // DP fixed too: the degrees must multiply out to the GPU count (TP 2 x DP 2 = 4 divides 8 but is
+  // not 8: this searched nothing and exited 1, "no layout passes the layout rules").
+  o = qwen_moe_8();
+  o.search["tp"] = "2";
+  o.dp = 2;
+  r = run(o, false);
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find("= 4 are not 8 GPUs"), std::string::npos) << r.err;
 
   for (auto bad : {+[](PlanOptions& x) { x.gpus = "9..15"; }, +[](PlanOptions& x) { x.gbs = 0; },
                    +[](PlanOptions& x) { x.search["precision"] = "fp9"; }, +[](PlanOptions& x) { x.objective = "speed"; },

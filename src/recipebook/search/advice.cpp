@@ -45,14 +45,18 @@ std::vector<Finding> fixed_conflicts(const PlanInputs& in, const PlanRequest& re
   std::vector<Finding> out;
   const Constraints& f = req.fixed;
   const int64_t product = fixed_product(f);
-  if (product > 1 &&
-      std::none_of(req.gpu_counts.begin(), req.gpu_counts.end(), [&](int n) { return n % product == 0; })) {
+  // With DP fixed too, the degrees multiply out to the GPU count; else their product divides it.
+  auto fits = [&](int n) { return f.dp > 0 ? n == product : n % product == 0; };
+  if (product > 1 && std::none_of(req.gpu_counts.begin(), req.gpu_counts.end(), fits)) {
     Finding x;
+    x.rule_id = "RB-WORLD-DIVISIBLE";
     x.severity = Severity::kError;
-    x.message =
-        "the fixed degrees " + degrees_str(f) + " = " + std::to_string(product) + " do not divide " +
-        (req.gpu_counts.size() == 1 ? std::to_string(req.gpu_counts.front()) + " GPUs" : "any GPU count of the range");
-    x.fix = "fix degrees whose product divides the GPU count, or leave some of them free";
+    const std::string counts =
+        req.gpu_counts.size() == 1 ? std::to_string(req.gpu_counts.front()) + " GPUs" : "any GPU count of the range";
+    x.message = "the fixed degrees " + degrees_str(f) + " = " + std::to_string(product) +
+                (f.dp > 0 ? " are not " : " do not divide ") + counts;
+    x.fix = f.dp > 0 ? "give degrees whose product with DP is the GPU count, or leave DP free"
+                     : "fix degrees whose product divides the GPU count, or leave some of them free";
     x.field = "--gpus";
     out.push_back(x);
     return out;
@@ -64,7 +68,7 @@ std::vector<Finding> fixed_conflicts(const PlanInputs& in, const PlanRequest& re
   bool first = true;
   std::vector<Finding> first_findings;
   for (const int n : req.gpu_counts) {
-    if (product > 1 && n % product != 0) continue;
+    if (product > 1 && !fits(n)) continue;
     // Each searched field at its first allowed value (the base layout's where the user gave none),
     // then what follows from them: SP, the stage split, DP, the recompute option.
     Layout l = req.fixed.base;
