@@ -131,7 +131,9 @@ void print_recipe(const Recipe& r, const Predictions& pred, const Context& ctx) 
 
 void print_model(const ModelEntry& e, const Context& ctx) {
   const Model& m = e.model;
-  ctx.out << fmt::format("{:<13}{}\n{:<13}{}\n{:<13}{}\n", "name", m.name, "hf_id", m.hf_id, "family", m.family);
+  ctx.out << fmt::format("{:<13}{}\n", "name", m.name);
+  if (!m.hf_id.empty()) ctx.out << fmt::format("{:<13}{}\n", "hf_id", m.hf_id);
+  if (!m.family.empty()) ctx.out << fmt::format("{:<13}{}\n", "family", m.family);
   if (!m.has_architecture) {
     ctx.out << fmt::format("{:<13}{}\n", "architecture",
                            !m.kind.empty()     ? no_architecture_reason(m)
