@@ -287,13 +287,21 @@ TEST(EstimateCli, EveryFlagIsABatchKey) {
   for (const std::string& key : keys) {
     const auto r = layout_args_from_json(Json{{key, nullptr}}, LayoutArgs{});
     ASSERT_FALSE(r.has_value()) << key;
-    EXPECT_EQ(r.error().message.find("unknown key"), std::string::npos) << key << ": " << r.error().message;
-    EXPECT_EQ(r.error().where.str(), key);  // the key is where (the server's 4xx bodies say it)
+    ASSERT_EQ(r.error().size(), 1u) << key;
+    EXPECT_EQ(r.error()[0].message.find("unknown key"), std::string::npos) << key << ": " << r.error()[0].message;
+    EXPECT_EQ(r.error()[0].where.str(), key);  // the key is where (the server's 4xx bodies say it)
   }
   const auto unknown = layout_args_from_json(Json{{"tensor_parallel", 2}}, LayoutArgs{});
   ASSERT_FALSE(unknown.has_value());
-  EXPECT_NE(unknown.error().message.find("unknown key"), std::string::npos);
-  EXPECT_EQ(unknown.error().where.str(), "tensor_parallel");
+  EXPECT_NE(unknown.error()[0].message.find("unknown key"), std::string::npos);
+  EXPECT_EQ(unknown.error()[0].where.str(), "tensor_parallel");
+  // Every bad key at once, each naming itself (a batch line or a 400 body stopped at the first).
+  const auto many = layout_args_from_json(
+      Json{{"tp", "two"}, {"tensor_parallel", 2}, {"seq", -5}, {"gbs", 64}}, LayoutArgs{});
+  ASSERT_FALSE(many.has_value());
+  std::set<std::string> where;
+  for (const Error& e : many.error()) where.insert(e.where.str());
+  EXPECT_EQ(where, (std::set<std::string>{"tp", "tensor_parallel", "seq"}));
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 
 #include "cli_support.hpp"
@@ -206,6 +207,18 @@ TEST(ServeApi, UnknownKeyIs400WithTheNearestKey) {
   const auto pl = post("plan", R"({"model":"llama3-8b","gpu":"h100","gpus":8,"gbs":64,"cp_comm_type":"ring"})");
   EXPECT_EQ(pl.status, 400);
   EXPECT_EQ(first_error(pl)["where"], "cp_comm_type") << pl.body;
+}
+
+// A body with several bad keys gets them all in one 400, each naming its key (it stopped at one).
+TEST(ServeApi, EveryBadKeyOfABodyAtOnce) {
+  for (const char* route : {"plan", "launch", "recommend", "estimate"}) {
+    const auto r = post(route, R"({"model":"llama3-8b","gpu":"h100","gpus":8,"gbs":64,"seq":-5,"tensor_parallel":2,"max_pixelz":1})");
+    EXPECT_EQ(r.status, 400) << route << " -> " << r.body;
+    const Json body = Json::parse(r.body);
+    std::set<std::string> where;
+    for (const auto& e : body["errors"]) where.insert(e["where"].get<std::string>());
+    EXPECT_EQ(where, (std::set<std::string>{"seq", "tensor_parallel", "max_pixelz"})) << route << " -> " << r.body;
+  }
 }
 
 TEST(ServeApi, WrongTypesAndAbsurdValuesAre400) {

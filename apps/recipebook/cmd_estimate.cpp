@@ -221,17 +221,20 @@ int run_batch(const EstimateOptions& opts, const Catalog& cat, const Context& ct
   while (std::getline(*in, line)) {
     ++n;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    auto fail_line = [&](const Error& e) {
+    // Every error of the line at once, each naming its key.
+    auto fail_line = [&](const std::vector<Error>& errors) {
       ++failed;
       Json j;
       j["line"] = n;
-      j["errors"] = Json::array(
-          {{{"rule", "RB-INPUT"}, {"severity", "error"}, {"message", e.message}, {"fix", e.fix}, {"where", e.where.str()}}});
+      j["errors"] = Json::array();
+      for (const Error& e : errors)
+        j["errors"].push_back(
+            {{"rule", "RB-INPUT"}, {"severity", "error"}, {"message", e.message}, {"fix", e.fix}, {"where", e.where.str()}});
       ctx.out << j.dump() << "\n";
     };
     Json parsed = Json::parse(line, nullptr, false);
     if (parsed.is_discarded()) {
-      fail_line(Error(opts.batch_file + ":" + std::to_string(n) + ": not valid JSON"));
+      fail_line({Error(opts.batch_file + ":" + std::to_string(n) + ": not valid JSON")});
       continue;
     }
     auto args = layout_args_from_json(parsed, opts.args);
@@ -241,7 +244,7 @@ int run_batch(const EstimateOptions& opts, const Catalog& cat, const Context& ct
     }
     auto setup = resolve_setup(*args, cat, true);
     if (!setup) {
-      fail_line(setup.error());
+      fail_line({setup.error()});
       continue;
     }
     const Outcome o = evaluate(*setup);

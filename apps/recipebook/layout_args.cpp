@@ -275,8 +275,10 @@ std::string flags_text(const Layout& l) {
   return out;
 }
 
-Result<LayoutArgs> layout_args_from_json(const nlohmann::json& j, const LayoutArgs& defaults) {
-  if (!j.is_object()) return fail("each line must be a JSON object with the same keys as the flags");
+tl::expected<LayoutArgs, std::vector<Error>> layout_args_from_json(const nlohmann::json& j, const LayoutArgs& defaults) {
+  if (!j.is_object())
+    return tl::unexpected(std::vector<Error>{Error("each line must be a JSON object with the same keys as the flags")});
+  std::vector<Error> errors;
   LayoutArgs a = defaults;
   // Every key, for the "did you mean" hint: the setup's and the layout flags'.
   static const std::vector<std::string> kKeys = [] {
@@ -288,7 +290,10 @@ Result<LayoutArgs> layout_args_from_json(const nlohmann::json& j, const LayoutAr
   for (const auto& [key, v] : j.items()) {
     // Every error names its key as `where` (the server's 4xx bodies, --batch lines).
     auto flag = read_layout_flag(key, v, a.layout);  // a layout key: read (or its type error)
-    if (!flag) return tl::unexpected(at_key(flag.error(), key));
+    if (!flag) {
+      errors.push_back(at_key(flag.error(), key));
+      continue;
+    }
     if (*flag) continue;
     auto type_error = [&, k = key](const char* want) {
       return Error("\"" + k + "\" must be " + want + ", found " + std::string(v.type_name()));
@@ -327,13 +332,14 @@ Result<LayoutArgs> layout_args_from_json(const nlohmann::json& j, const LayoutAr
       if (v.is_number()) a.headroom = fmt::format("{}", v.get<double>());  // GiB
       else err = get_str(a.headroom);
     } else if (key == "tokens") {
-      if (!v.is_number()) return tl::unexpected(at_key(type_error("a number"), key));
-      a.tokens = v.get<double>();
+      if (v.is_number()) a.tokens = v.get<double>();
+      else err = type_error("a number");
     } else {
-      return tl::unexpected(unknown_key(key, kKeys));
+      errors.push_back(unknown_key(key, kKeys));
     }
-    if (err) return tl::unexpected(at_key(*err, key));
+    if (err) errors.push_back(at_key(*err, key));
   }
+  if (!errors.empty()) return tl::unexpected(std::move(errors));
   return a;
 }
 

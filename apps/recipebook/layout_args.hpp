@@ -80,7 +80,8 @@ std::string flags_text(const Layout& l, const ImageBudget& image);
 std::optional<Error> apply_headroom(const std::string& text, Hardware& hw, const std::string& flag_name = "--headroom");
 
 // Reads one JSON object with the same keys as the flags (dashes as underscores) over `defaults`.
-// An unknown key or a wrong type is an Error naming the key (with the nearest known key).
-Result<LayoutArgs> layout_args_from_json(const nlohmann::json& j, const LayoutArgs& defaults = {});
+// Every unknown key, wrong type or value out of range is an Error naming its key (an unknown one
+// with the nearest known key), all of them at once.
+tl::expected<LayoutArgs, std::vector<Error>> layout_args_from_json(const nlohmann::json& j, const LayoutArgs& defaults = {});
 
 }  // namespace rb::cli

@@ -124,12 +124,12 @@ void PlanQueue::release() {
   cv_.notify_all();
 }
 
-ApiResponse error_response(int status, const Error& e, std::string_view default_rule) {
+ApiResponse error_response(int status, const std::vector<Error>& errors, std::string_view default_rule) {
   std::ostringstream out;
   std::ostringstream err;
   const cli::Context ctx{out, err, {}, true, false};
   ApiResponse r;
-  r.exit_code = cli::report_errors(ctx, {e}, cli::kExitUsage, default_rule);
+  r.exit_code = cli::report_errors(ctx, errors, cli::kExitUsage, default_rule);
   r.status = status;
   r.body = out.str();
   return r;
@@ -168,7 +168,11 @@ ApiResponse Api::post(std::string_view route, std::string_view body) const {
                           Error("no POST route /api/" + std::string(route), {}, "see docs/serve.md", "RB-SERVE-ROUTE"));
   const Json j = Json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded()) return error_response(400, Error("the request body is not valid JSON", {}, "send one JSON object"));
-  auto input_error = [](const Error& e) { return error_response(e.code == kRuleLimit ? 422 : 400, e); };
+  // Every error of the body at once: 422 when the server's own limits refuse it, else 400.
+  auto input_error = [](const std::vector<Error>& es) {
+    const bool limit = std::any_of(es.begin(), es.end(), [](const Error& e) { return e.code == kRuleLimit; });
+    return error_response(limit ? 422 : 400, es);
+  };
   if (route == "estimate") {
     auto o = estimate_options_from_json(j);
     if (!o) return input_error(o.error());

@@ -86,6 +86,9 @@ class Api {
 };
 
 // The error response for one Error: the CLI's JSON error object (report.hpp), at `status`.
-ApiResponse error_response(int status, const Error& e, std::string_view default_rule = "RB-INPUT");
+ApiResponse error_response(int status, const std::vector<Error>& errors, std::string_view default_rule = "RB-INPUT");
+inline ApiResponse error_response(int status, const Error& e, std::string_view default_rule = "RB-INPUT") {
+  return error_response(status, std::vector<Error>{e}, default_rule);
+}
 
 }  // namespace rb::serve

@@ -88,14 +88,22 @@ std::optional<Error> read_field(const std::string& key, const Json& v, const Fie
   return std::nullopt;
 }
 
-// Reads every key of `body` into `fields` (or, with `layout`, the layout flags); unknown keys get
-// the nearest known one as their fix. Each error's `where` is the key it is about (at_key).
-std::optional<Error> read_fields(const Json& body, const std::vector<Field>& fields, LayoutFlags* layout = nullptr) {
-  if (!body.is_object()) return Error("the request body must be a JSON object with the same keys as the flags");
+// Reads every key of `body` into `fields` (or, with `layout`, the layout flags) and appends each
+// key's error to `errors`: unknown keys get the nearest known one as their fix, and each error's
+// `where` is the key it is about (at_key).
+void read_fields(const Json& body, const std::vector<Field>& fields, std::vector<Error>& errors,
+                 LayoutFlags* layout = nullptr) {
+  if (!body.is_object()) {
+    errors.emplace_back("the request body must be a JSON object with the same keys as the flags");
+    return;
+  }
   for (const auto& [key, v] : body.items()) {
     if (layout) {
       auto flag = read_layout_flag(key, v, *layout);
-      if (!flag) return at_key(flag.error(), key);
+      if (!flag) {
+        errors.push_back(at_key(flag.error(), key));
+        continue;
+      }
       if (*flag) continue;
     }
     const Field* f = nullptr;
@@ -105,12 +113,14 @@ std::optional<Error> read_fields(const Json& body, const std::vector<Field>& fie
       std::vector<std::string> known;
       for (const auto& c : fields) known.emplace_back(c.key);
       if (layout) known.insert(known.end(), layout_flag_keys().begin(), layout_flag_keys().end());
-      return unknown_key(key, known);
+      errors.push_back(unknown_key(key, known));
+      continue;
     }
-    if (auto e = read_field(key, v, *f)) return at_key(*e, key);
+    if (auto e = read_field(key, v, *f)) errors.push_back(at_key(*e, key));
   }
-  return std::nullopt;
 }
+
+tl::unexpected<std::vector<Error>> refuse(Error e) { return tl::unexpected(std::vector<Error>{std::move(e)}); }
 
 Error limit(const std::string& what, const std::string& fix) { return Error(what, {}, fix, kRuleLimit); }
 
@@ -173,23 +183,23 @@ std::optional<Error> check_plan_limits(const cli::PlanOptions& o, const PlanLimi
 
 }  // namespace
 
-Result<cli::EstimateOptions> estimate_options_from_json(const nlohmann::json& body) {
+BodyRead<cli::EstimateOptions> estimate_options_from_json(const nlohmann::json& body) {
   auto args = cli::layout_args_from_json(body);
   if (!args) return tl::unexpected(args.error());
-  if (auto e = no_path("model", args->model)) return tl::unexpected(*e);
+  if (auto e = no_path("model", args->model)) return refuse(*e);
   cli::EstimateOptions o;
   o.args = *args;
   return o;
 }
 
-Result<cli::PlanOptions> plan_options_from_json(const nlohmann::json& given, const PlanLimits& limits, int threads) {
+BodyRead<cli::PlanOptions> plan_options_from_json(const nlohmann::json& given, const PlanLimits& limits, int threads) {
   cli::PlanOptions o;
   // "gpu": ["h100", "b200"] is the plan across GPU types, as "gpu": "h100,b200" is.
   nlohmann::json body = given;
   if (body.is_object() && body.contains("gpu") && body["gpu"].is_array()) {
     std::string list;
     for (const auto& g : body["gpu"]) {
-      if (!g.is_string()) return tl::unexpected(type_error("gpu", "a string or an array of strings", g));
+      if (!g.is_string()) return refuse(at_key(type_error("gpu", "a string or an array of strings", g), "gpu"));
       list += (list.empty() ? "" : ",") + g.get<std::string>();
     }
     body["gpu"] = list;
@@ -206,36 +216,39 @@ Result<cli::PlanOptions> plan_options_from_json(const nlohmann::json& given, con
     if (plan_searches(r)) fields.push_back({r.key, &o.search[std::string(r.key)]});
   // The layout fields plan fixes (core/layout_fields.hpp PlanRole::kFixed), as its flags do.
   Json rest = body;
+  std::vector<Error> errors;
   if (body.is_object())
     for (const LayoutField& r : layout_fields()) {
       const std::string key(r.key);
       if (r.plan != PlanRole::kFixed || !body.contains(key)) continue;
-      if (auto read = read_layout_flag(key, body[key], o.layout); !read) return tl::unexpected(read.error());
+      if (auto read = read_layout_flag(key, body[key], o.layout); !read) errors.push_back(at_key(read.error(), key));
       rest.erase(key);
     }
-  if (auto e = read_fields(rest, fields)) return tl::unexpected(*e);
-  if (auto e = no_path("model", o.model)) return tl::unexpected(*e);
-  if (auto e = check_plan_limits(o, limits)) return tl::unexpected(*e);
+  read_fields(rest, fields, errors);
+  if (auto e = no_path("model", o.model)) errors.push_back(*e);
+  if (!errors.empty()) return tl::unexpected(std::move(errors));
+  if (auto e = check_plan_limits(o, limits)) return refuse(*e);
   o.threads = threads;
   return o;
 }
 
-Result<cli::RecommendOptions> recommend_options_from_json(const nlohmann::json& body, int threads) {
+BodyRead<cli::RecommendOptions> recommend_options_from_json(const nlohmann::json& body, int threads) {
   cli::RecommendOptions o;
   const std::vector<Field> fields{{"model", &o.model},     {"gpu", &o.gpu},         {"gpus", &o.gpus, kAtLeastOne},
                                   {"gpus_per_node", &o.gpus_per_node, kAtLeastOne}, {"mode", &o.mode}, {"seq", &o.seq, kAtLeastOne},
                                   {"gbs", &o.gbs, kAtLeastOne},         {"precision", &o.precision}, {"dataset", &o.dataset},
                                   {"alternatives", &o.alternatives}, {"compare", &o.compare},
                                   {"headroom", &o.headroom}, {"tokens", &o.tokens}};
-  if (auto e = read_fields(body, fields)) return tl::unexpected(*e);
-  if (auto e = no_path("model", o.model)) return tl::unexpected(*e);
-  if (o.alternatives < 0 || o.alternatives > 20)
-    return tl::unexpected(limit("\"alternatives\": at most 20", "ask for fewer alternatives"));
+  std::vector<Error> errors;
+  read_fields(body, fields, errors);
+  if (auto e = no_path("model", o.model)) errors.push_back(*e);
+  if (!errors.empty()) return tl::unexpected(std::move(errors));
+  if (o.alternatives < 0 || o.alternatives > 20) return refuse(limit("\"alternatives\": at most 20", "ask for fewer alternatives"));
   o.threads = threads;
   return o;
 }
 
-Result<cli::LaunchOptions> launch_options_from_json(const nlohmann::json& body) {
+BodyRead<cli::LaunchOptions> launch_options_from_json(const nlohmann::json& body) {
   cli::LaunchOptions o;
   const std::vector<Field> fields{
       {"source", &o.source},         {"model", &o.model},       {"gpu", &o.gpu},
@@ -249,12 +262,14 @@ Result<cli::LaunchOptions> launch_options_from_json(const nlohmann::json& body) 
       {"container_image", &o.slurm.container_image}, {"container_mounts", &o.slurm.container_mounts},
       {"gres", &o.slurm.gres},       {"operator", &o.k8s_operator}, {"image", &o.image},
       {"namespace", &o.k8s_namespace}, {"ignore_memory", &o.ignore_memory}};
-  if (auto e = read_fields(body, fields, &o.layout)) return tl::unexpected(*e);
+  std::vector<Error> errors;
+  read_fields(body, fields, errors, &o.layout);
   // A plan file or a recipe file would be read from the server's disk: only catalog names are taken.
-  if (auto e = no_path("source", o.source)) return tl::unexpected(*e);
-  if (o.source.find('/') != std::string::npos)
-    return tl::unexpected(Error("\"source\": give a catalog recipe name; the server reads no files"));
-  if (auto e = no_path("model", o.model)) return tl::unexpected(*e);
+  if (auto e = no_path("source", o.source)) errors.push_back(*e);
+  else if (o.source.find('/') != std::string::npos)
+    errors.emplace_back("\"source\": give a catalog recipe name; the server reads no files");
+  if (auto e = no_path("model", o.model)) errors.push_back(*e);
+  if (!errors.empty()) return tl::unexpected(std::move(errors));
   return o;  // out_dir stays empty: the server prints, it never writes files
 }
 

@@ -1,7 +1,8 @@
 // Request bodies of `recipebook serve`'s JSON API read into the CLI's own option structs, so each
 // handler calls the same run_<name>() as the command line. A body's keys are the flags' names with
-// underscores (as `estimate --batch` lines spell them). An unknown key, a wrong type or a value
-// past the server's limits is an Error naming the key; the handler reports it like the CLI does.
+// underscores (as `estimate --batch` lines spell them). Each unknown key, wrong type or value past
+// the server's limits is an Error naming the key, all of them at once; the handler reports them like
+// the CLI does.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -27,9 +28,13 @@ struct PlanLimits {
 // The rule id of a request the server refuses by its own limits.
 inline constexpr const char* kRuleLimit = "RB-SERVE-LIMIT";
 
-Result<cli::EstimateOptions> estimate_options_from_json(const nlohmann::json& body);
-Result<cli::PlanOptions> plan_options_from_json(const nlohmann::json& body, const PlanLimits& limits, int threads);
-Result<cli::RecommendOptions> recommend_options_from_json(const nlohmann::json& body, int threads);
-Result<cli::LaunchOptions> launch_options_from_json(const nlohmann::json& body);
+// A body's options, or every error in it at once (each naming its key).
+template <typename T>
+using BodyRead = tl::expected<T, std::vector<Error>>;
+
+BodyRead<cli::EstimateOptions> estimate_options_from_json(const nlohmann::json& body);
+BodyRead<cli::PlanOptions> plan_options_from_json(const nlohmann::json& body, const PlanLimits& limits, int threads);
+BodyRead<cli::RecommendOptions> recommend_options_from_json(const nlohmann::json& body, int threads);
+BodyRead<cli::LaunchOptions> launch_options_from_json(const nlohmann::json& body);
 
 }  // namespace rb::serve
