@@ -593,11 +593,11 @@ STUB_PUBLISHED = {
                        "its language model is the Qwen2-72B / Qwen2.5-72B shape: Qwen2 report arXiv:2407.10671 Table 1, 72.7B; "
                        "the vision tower is counted apart"),
     "Ministral-3-8B": (8920000000, 0,
-                       "mistralai/Ministral-3-8B-Instruct-2512: 8.92B total with the vision encoder (a public model-admission report "
-                       "the code index holds, stored file id 69771481474); Megatron-Bridge docs models/mistral/ministral3.md: 8.9B, "
+                       "mistralai/Ministral-3-8B-Instruct-2512: 8.92B total with the vision encoder (a public model-admission report, "
+                       "whose repository was not recorded); Megatron-Bridge docs models/mistral/ministral3.md: 8.9B, "
                        "vision encoder ~0.4B"),
     "Ministral-3-14B": (13950000000, 0,
-                        "mistralai/Ministral-3-14B-Instruct-2512: 13.95B total with the vision encoder (stored file id 69771481474); "
+                        "mistralai/Ministral-3-14B-Instruct-2512: 13.95B total with the vision encoder (a public copy whose repository was not recorded); "
                         "Megatron-Bridge docs models/mistral/ministral3.md: 13.9B, vision encoder ~0.4B"),
     "Kimi-K2.5": (1000000000000, 32860000000,
                   "NVIDIA technical blog 'Build with Kimi K2.5 Multimodal VLM Using NVIDIA GPU-Accelerated Endpoints' (2026-02-04): "
@@ -607,9 +607,9 @@ STUB_PUBLISHED = {
                                "(replicate.com/nvidia/nemotron-3-nano-30b-a3b readme); the name says 30B-A3B; the MTP block is counted apart"),
     "Qwen3.8-27B": (27000000000, 0,
                     "its name (27B); InternLM/xtuner builds it with the Qwen3.5-27B class Qwen3_5_VLDense27BConfig "
-                    "(stored file id 67487971817); text 26.90B + vision tower 0.46B as counted here"),
+                    "(a public copy whose repository was not recorded); text 26.90B + vision tower 0.46B as counted here"),
     "Qwen3.6-35B-A3B": (35000000000, 3000000000,
-                        "its name (35B-A3B); a public LoRA provenance note (stored file id 57862596444): ~35B total / ~3B active, "
+                        "its name (35B-A3B); a public LoRA provenance note: ~35B total / ~3B active, "
                         "architecture qwen3_5_moe"),
     "Gemma-2-27B": (27000000000, 0,
                     "Gemma 2 report (arXiv:2408.00118): the 27B model (26,047,480,320 non-embedding parameters, Table 1)"),
