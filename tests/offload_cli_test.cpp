@@ -70,7 +70,7 @@ TEST(OffloadCli, PlanOffloadsWhatDoesNotFitAndLaunchWritesTheFlags) {
 TEST(OffloadCli, ActivationOffloadFlagsReachMegatron) {
   const test::Run r = test::run_shell(bin() +
                                       " launch --model llama3-8b --gpu h100 --gpus 8 --seq 8192 --gbs 64 "
-                                      "--offload-modules core_attn,attn_proj --framework megatron-lm 2>&1");
+                                      "--offload-modules core_attn,attn_proj --framework megatron-lm --tp 2 2>&1");
   ASSERT_EQ(r.rc, 0) << r.out;
   EXPECT_TRUE(has(r.out, "--fine-grained-activation-offloading")) << r.out;
   EXPECT_TRUE(has(r.out, "--offload-modules core_attn attn_proj")) << r.out;

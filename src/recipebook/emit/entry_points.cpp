@@ -246,6 +246,7 @@ constexpr auto kPretrainGptArgs = std::to_array<EntryArg>({
     A{"--num-distributed-optimizer-instances", "", V::kInt}, A{"--outer-dp-sharding-strategy", "", V::kChoice, kOuterSharding},
     A{"--no-gradient-accumulation-fusion", "", V::kNone}, A{"--ckpt-format", "", V::kChoice, kCkptFormat},
     A{"--use-precision-aware-optimizer", "", V::kNone}, A{"--accumulate-allreduce-grads-in-fp32", "", V::kNone},
+    A{"--grad-reduce-in-bf16", "", V::kNone},
     A{"--tp-comm-overlap", "", V::kNone},
     // the loss and dropout (ModelParallelConfig cross_entropy_*, TransformerConfig *_dropout)
     A{"--cross-entropy-loss-fusion", "", V::kNone}, A{"--cross-entropy-fusion-impl", "", V::kChoice, kCrossEntropyImpl},

@@ -177,5 +177,45 @@ TEST(LaunchMegatron, ModulePrecisionIsTheTeConfigFileNotAFlag) {
   EXPECT_NE(module_precision_note(s).find("run_recipe.py has no override"), std::string::npos);
 }
 
+// Under --bf16 Megatron-LM accumulates and reduces gradients in FP32 unless --grad-reduce-in-bf16 is
+// given (arguments.py L1204-1217): the command says which the layout (and its estimate) has. Before,
+// a BF16-reduction layout wrote neither flag and ran FP32 reduction.
+TEST(LaunchMegatron, GradientReductionDtypeIsTheLayouts) {
+  LaunchSpec s = megatron_spec(test::dense_model());
+  s.layout.grad_reduce_in_fp32 = false;
+  const Words bf16 = megatron_args(s);
+  EXPECT_TRUE(has(bf16, "--grad-reduce-in-bf16"));
+  EXPECT_FALSE(has(bf16, "--accumulate-allreduce-grads-in-fp32"));
+  s.layout.grad_reduce_in_fp32 = true;
+  const Words fp32 = megatron_args(s);
+  EXPECT_TRUE(has(fp32, "--accumulate-allreduce-grads-in-fp32"));
+  EXPECT_FALSE(has(fp32, "--grad-reduce-in-bf16"));
+  EXPECT_TRUE(check_megatron_entry(s)) << check_megatron_entry(s).error().str();
+}
+
+// A fused loss is written fused whichever implementation the layout names: Megatron-LM refuses TE's
+// (arguments.py L1697), so the script runs the native one and its comment says so. Before, the
+// default layout (fused, te) wrote no fusion and ran the unfused loss.
+TEST(LaunchMegatron, AFusedLossRunsTheNativeFusion) {
+  LaunchSpec s = megatron_spec(test::dense_model());
+  ASSERT_TRUE(s.layout.cross_entropy_loss_fusion);
+  ASSERT_EQ(s.layout.cross_entropy_fusion_impl, CrossEntropyImpl::kTe);
+  const Words w = megatron_args(s);
+  EXPECT_TRUE(has(w, "--cross-entropy-loss-fusion"));
+  EXPECT_EQ(value(w, "--cross-entropy-fusion-impl"), "native");
+  EXPECT_TRUE(check_megatron_entry(s)) << check_megatron_entry(s).error().str();
+  EXPECT_EQ(megatron_lm_layout(s.layout).cross_entropy_fusion_impl, CrossEntropyImpl::kNative);
+  auto script = render_megatron(s);
+  ASSERT_TRUE(script) << script.error().str();
+  EXPECT_NE(script->find("# The loss: the layout fuses it with Transformer Engine's cross entropy"), std::string::npos)
+      << *script;
+  s.layout.cross_entropy_fusion_impl = CrossEntropyImpl::kNative;  // asked for: nothing to say
+  EXPECT_EQ(megatron_lm_layout_note(s.layout), "");
+  EXPECT_EQ(value(megatron_args(s), "--cross-entropy-fusion-impl"), "native");
+  s.layout.cross_entropy_loss_fusion = false;  // unfused: Megatron-LM's default, no flag
+  EXPECT_FALSE(has(megatron_args(s), "--cross-entropy-loss-fusion"));
+  EXPECT_EQ(megatron_lm_layout(s.layout).cross_entropy_loss_fusion, false);
+}
+
 }  // namespace
 }  // namespace rb
