@@ -111,6 +111,36 @@ TEST(LaunchCli, LayoutFlagsStartFromABridgeRecipeOfTheModel) {
   EXPECT_NE(std::find(overrides.begin(), overrides.end(), "model.sequence_parallel=True"), overrides.end());
 }
 
+// A MoE layout from flags with no --etp: the ETP written is the one launch's memory check estimated
+// (core/recipe.hpp apply_unset_etp: Megatron-Core's default, TP), on both entry points, and an
+// --etp given is kept. Before, the check estimated ETP 4 and the scripts wrote ETP 1.
+TEST(LaunchCli, AnUnsetEtpIsWrittenAsEstimated) {
+  LaunchOptions o;
+  o.model = "Qwen3-30B-A3B";
+  o.gpu = "h100";
+  o.gpus = 16;
+  o.layout.tp = 4;
+  o.seq = 4096;
+  o.gbs = 128;
+  o.targets = {"megatron-lm"};
+  const Out lm = launch(o);
+  ASSERT_EQ(lm.rc, 0) << lm.err;
+  EXPECT_NE(lm.out.find("TP4 PP1 CP1 EP1 ETP4 DP4"), std::string::npos) << lm.out;
+  EXPECT_NE(lm.out.find("--expert-tensor-parallel-size 4\n"), std::string::npos) << lm.out;
+  o.targets = {"bridge"};
+  const Out bridge = launch(o);
+  ASSERT_EQ(bridge.rc, 0) << bridge.err;
+  EXPECT_NE(bridge.out.find("model.expert_tensor_parallel_size=4"), std::string::npos) << bridge.out;
+  // ETP 1 given: estimated as given, where the experts' state does not fit (what the old scripts ran).
+  o.layout.etp = 1;
+  o.targets = {"megatron-lm"};
+  EXPECT_EQ(launch(o).rc, kExitFindings);
+  o.ignore_memory = true;
+  const Out given = launch(o);
+  ASSERT_EQ(given.rc, 0) << given.err;
+  EXPECT_NE(given.out.find("--expert-tensor-parallel-size 1\n"), std::string::npos) << given.out;
+}
+
 TEST(LaunchCli, LayoutTheRulesRejectIsRefusedWithTheRule) {
   LaunchOptions o;
   o.model = "Llama-3-8B";
