@@ -193,6 +193,7 @@ TEST(LaunchCli, FilesAreWrittenOnceAndNotOverwrittenWithoutForce) {
 TEST(LaunchCli, Seed002RecordForSlurmExportsItsEnv) {
   LaunchOptions o;
   o.source = "attune-48gpu-tp2-pp6-ep8";
+  o.mode = "pretrain";  // the record's SFT is not one pretrain_gpt.py trains (check_megatron_mode)
   o.targets = {"slurm"};
   const Out r = launch(o);
   ASSERT_EQ(r.rc, 0) << r.err;
@@ -269,6 +270,29 @@ TEST(LaunchCli, PlanEntryIsLaunched) {
   EXPECT_NE(r.out.find("--recompute-granularity selective"), std::string::npos);
   o.pick = 3;
   EXPECT_EQ(launch(o).rc, kExitUsage);
+}
+
+// A PEFT plan launched on Megatron-LM is refused (exit 2) with the Bridge target as the fix, and
+// nothing is written; on Bridge it launches. Before, it wrote pretrain_gpt.py (full pretraining).
+TEST(LaunchCli, APeftPlanIsNotLaunchedOnMegatronLm) {
+  test::TempDir tmp;
+  test::write_text(tmp.file("peft.json"), R"({"model": "Llama-3-8B", "gpu": "h100", "gpus": 8, "gpu_counts": [8],
+    "workload": {"mode": "peft", "seq": 4096, "gbs": 64}, "top": [
+      {"gpus": 8, "layout": {"tp": 1, "pp": 1, "cp": 1, "ep": 1, "etp": 1, "dp": 8, "mbs": 1}}]})");
+  LaunchOptions o;
+  o.source = tmp.file("peft.json");
+  o.targets = {"megatron-lm"};
+  o.out_dir = tmp.file("jobs");
+  const Out r = launch(o);
+  EXPECT_EQ(r.rc, kExitUsage) << r.err;
+  EXPECT_NE(r.err.find("a peft run cannot be launched on Megatron-LM"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--target bridge"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(o.out_dir));
+  o.targets = {"bridge"};
+  o.out_dir.clear();
+  const Out bridge = launch(o);
+  ASSERT_EQ(bridge.rc, 0) << bridge.err;
+  EXPECT_NE(bridge.out.find("--recipe llama3_8b_peft_"), std::string::npos) << bridge.out;
 }
 
 TEST(LaunchCli, PlanEntryReadsEveryLayoutFlagAndRefusesAMistypedOne) {

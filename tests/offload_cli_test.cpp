@@ -60,7 +60,8 @@ TEST(OffloadCli, PlanOffloadsWhatDoesNotFitAndLaunchWritesTheFlags) {
   ASSERT_EQ(bridge.rc, 0) << bridge.out;
   EXPECT_TRUE(has(bridge.out, "optimizer.optimizer_cpu_offload=True")) << bridge.out;
   EXPECT_TRUE(has(bridge.out, "optimizer.use_precision_aware_optimizer=True")) << bridge.out;
-  const test::Run mlm = test::run_shell(bin() + " launch " + plan_file + " --framework megatron-lm 2>&1");
+  // pretrain_gpt.py trains no SFT (check_megatron_mode): the same layout, pretrained.
+  const test::Run mlm = test::run_shell(bin() + " launch " + plan_file + " --framework megatron-lm --mode pretrain 2>&1");
   ASSERT_EQ(mlm.rc, 0) << mlm.out;
   for (const char* flag : {"--optimizer-cpu-offload", "--optimizer-offload-fraction", "--use-precision-aware-optimizer",
                            "--overlap-cpu-optimizer-d2h-h2d"})

@@ -205,6 +205,10 @@ int run_launch(const LaunchOptions& o, const Context& ctx) {
   auto runs_bridge = [&](LaunchTarget t) {
     return t == LaunchTarget::kBridge || (t != LaunchTarget::kMegatronLm && spec->framework == Framework::kBridge);
   };
+  // A mode pretrain_gpt.py does not train is refused before anything is checked or written.
+  for (LaunchTarget t : targets)
+    if (t != LaunchTarget::kRecipe && !runs_bridge(t))
+      if (auto ok = check_megatron_mode(*spec); !ok) return report(ctx, ok.error());
   std::string entries;
   for (const bool bridge : {true, false})
     if (std::any_of(targets.begin(), targets.end(), [&](LaunchTarget t) { return t != LaunchTarget::kRecipe && runs_bridge(t) == bridge; }))

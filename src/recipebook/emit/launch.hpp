@@ -159,6 +159,9 @@ std::span<const std::string_view> megatron_flags();
 Layout megatron_lm_layout(Layout l);
 // The script's comment on what megatron_lm_layout changed ("" when nothing).
 std::string megatron_lm_layout_note(const Layout& l);
+// Whether pretrain_gpt.py trains what the spec's mode asks: pretraining only. An error naming the
+// target and the fix (Megatron-Bridge) for PEFT and SFT; check_megatron_entry applies it.
+Result<void> check_megatron_mode(const LaunchSpec& spec);
 
 // The training entry point and its arguments for the spec's framework (bridge_args or megatron_args).
 std::vector<std::string> entry_args(const LaunchSpec& spec);

@@ -362,7 +362,32 @@ std::vector<std::string> megatron_args(const LaunchSpec& spec) {
   return out;
 }
 
+Result<void> check_megatron_mode(const LaunchSpec& spec) {
+  const Where where{"--target"};
+  switch (spec.mode) {
+    case Mode::kPretrain: return {};
+    // Megatron-LM has no LoRA: pretrain_gpt.py would train every weight (full pretraining). PEFT is
+    // Megatron-Bridge's (src/megatron/bridge/peft/lora.py; run_recipe.py --mode lora).
+    case Mode::kPeft:
+      return fail("a peft run cannot be launched on Megatron-LM (--target megatron-lm, --framework megatron-lm): "
+                  "pretrain_gpt.py has no LoRA and would train every weight",
+                  where, "launch it with --target bridge (Megatron-Bridge's run_recipe.py trains LoRA)");
+    // pretrain_gpt.py --sft (arguments.py L3773) builds an SFTDataset (pretrain_gpt.py L468), which
+    // reads a JSONL conversation file through an SFTTokenizer prompt format
+    // (training/datasets/sft_dataset.py; core/tokenizers/utils/build_tokenizer.py): mock data builds
+    // none (blended_megatron_dataset_builder.py passes it no path) and the prompt format is not the
+    // model's to guess, so no command written here trains SFT.
+    case Mode::kSft:
+      return fail("an sft run cannot be launched on Megatron-LM (--target megatron-lm, --framework megatron-lm): "
+                  "pretrain_gpt.py --sft needs a JSONL conversation dataset and an SFTTokenizer prompt format, "
+                  "and without it would pretrain",
+                  where, "launch it with --target bridge (Megatron-Bridge's run_recipe.py trains SFT)");
+  }
+  return {};
+}
+
 Result<void> check_megatron_entry(const LaunchSpec& spec) {
+  if (auto ok = check_megatron_mode(spec); !ok) return ok;
   const EntryArg* presets = find_arg(run_recipe_entry(), "--dataset");
   if (spec.dataset != "mock" && presets != nullptr && has_choice(*presets, spec.dataset))
     return fail(fmt::format("'{}' is a Megatron-Bridge dataset preset; pretrain_gpt.py's --data-path takes the path "

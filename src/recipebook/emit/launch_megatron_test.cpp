@@ -217,5 +217,23 @@ TEST(LaunchMegatron, AFusedLossRunsTheNativeFusion) {
   EXPECT_EQ(megatron_lm_layout(s.layout).cross_entropy_loss_fusion, false);
 }
 
+// pretrain_gpt.py pretrains: a PEFT spec (no LoRA in Megatron-LM) or an SFT one (--sft needs a JSONL
+// conversation set and an SFTTokenizer) is refused with the Bridge target as the fix. Before, both
+// rendered a full pretraining command.
+TEST(LaunchMegatron, OnlyPretrainingIsWritten) {
+  LaunchSpec s = megatron_spec(test::dense_model());
+  EXPECT_TRUE(render_megatron(s));
+  for (Mode m : {Mode::kPeft, Mode::kSft}) {
+    s.mode = m;
+    auto script = render_megatron(s);
+    ASSERT_FALSE(script) << mode_name(m);
+    EXPECT_NE(script.error().message.find("cannot be launched on Megatron-LM (--target megatron-lm"), std::string::npos)
+        << script.error().message;
+    EXPECT_NE(script.error().fix.find("--target bridge"), std::string::npos) << script.error().fix;
+  }
+  s.mode = Mode::kPeft;
+  EXPECT_NE(render_megatron(s).error().message.find("no LoRA"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace rb
