@@ -182,6 +182,8 @@ constexpr auto kPretrainGptArgs = std::to_array<EntryArg>({
     A{"--max-position-embeddings", "", V::kInt},
     A{"--position-embedding-type", "", V::kChoice, kPositionEmbedding},
     A{"--normalization", "", V::kChoice, kNormalization}, A{"--swiglu", "", V::kNone},
+    A{"--quick-geglu", "", V::kNone}, A{"--glu-linear-offset", "", V::kFloat},
+    A{"--activation-func-clamp-value", "", V::kFloat},
     A{"--squared-relu", "", V::kNone}, A{"--untie-embeddings-and-output-weights", "", V::kNone},
     A{"--disable-bias-linear", "", V::kNone}, A{"--add-qkv-bias", "", V::kNone}, A{"--qk-layernorm", "", V::kNone},
     A{"--window-size", "", V::kText}, A{"--window-attn-skip-freq", "", V::kText},

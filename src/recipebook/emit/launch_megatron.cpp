@@ -155,8 +155,7 @@ Result<std::vector<std::string>> megatron_model_args(const LaunchSpec& spec) {
   add(out, "--position-embedding-type", numerics.position_type);
   out.insert(out.end(), numerics.args.begin(), numerics.args.end());
   add(out, "--normalization", m.norm == NormKind::kRms ? "RMSNorm" : "LayerNorm");
-  if (m.activation == Activation::kSwiglu) add(out, "--swiglu");
-  if (m.activation == Activation::kSquaredRelu) add(out, "--squared-relu");
+  out.insert(out.end(), numerics.activation.begin(), numerics.activation.end());
   if (!m.tied_embeddings) add(out, "--untie-embeddings-and-output-weights");
   if (!m.mlp_bias && !m.attn.out_bias) add(out, "--disable-bias-linear");
   if (m.attn.qkv_bias) add(out, "--add-qkv-bias");

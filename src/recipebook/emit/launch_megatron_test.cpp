@@ -235,5 +235,29 @@ TEST(LaunchMegatron, OnlyPretrainingIsWritten) {
   EXPECT_NE(render_megatron(s).error().message.find("no LoRA"), std::string::npos);
 }
 
+// gpt-oss as Megatron-Bridge builds it (models/gpt_oss/gpt_oss_bridge.py): a gated quick GELU clamped
+// at 7 with the linear half offset by 1, and YaRN x32 from 4096 positions without rounding the
+// correction range; every numeric written, none left to a note. Before, --swiglu and plain RoPE at
+// base 10000.
+TEST(LaunchMegatron, GptOssClampedActivationAndYarn) {
+  LaunchSpec s = recipe_spec("gpt_oss_120b_pretrain_64gpu_h100_bf16_config");
+  const Words w = megatron_args(s);
+  EXPECT_FALSE(has(w, "--swiglu"));
+  EXPECT_TRUE(has(w, "--quick-geglu"));
+  EXPECT_EQ(value(w, "--glu-linear-offset"), "1.0");
+  EXPECT_EQ(value(w, "--activation-func-clamp-value"), "7.0");
+  EXPECT_EQ(value(w, "--position-embedding-type"), "yarn");
+  EXPECT_EQ(value(w, "--rotary-base"), "150000");
+  EXPECT_EQ(value(w, "--rotary-scaling-factor"), "32");
+  EXPECT_EQ(value(w, "--yarn-original-max-position-embeddings"), "4096");
+  EXPECT_TRUE(has(w, "--no-yarn-correction-range-round-to-int"));
+  EXPECT_FALSE(has(w, "--moe-router-pre-softmax"));  // Bridge: moe_router_pre_softmax False
+  ASSERT_TRUE(s.model_ir);
+  EXPECT_TRUE(megatron_numerics(*s.model_ir).notes.empty());
+  EXPECT_TRUE(check_megatron_entry(s)) << check_megatron_entry(s).error().str();
+  Model llama = test::dense_model();  // any other SwiGLU model keeps --swiglu
+  EXPECT_EQ(megatron_numerics(llama).activation, Words{"--swiglu"});
+}
+
 }  // namespace
 }  // namespace rb
