@@ -159,5 +159,22 @@ result: {tokens_per_s_per_gpu: 100}
   EXPECT_NE(changed.err.find("refusing to launch"), std::string::npos) << changed.err;
 }
 
+// The memory launch checks is that of the layout the scripts run: with a pretrain_gpt.py target the
+// native fused loss (4n + 2 bytes of logits per token and vocab entry) in place of TE's (2n), which
+// Megatron-LM refuses (emit/launch.hpp megatron_lm_layout). Before, both targets were estimated
+// with TE's loss, so a layout that fits on Bridge could be written for Megatron-LM and OOM.
+TEST(LaunchMemory, AMegatronLmTargetIsEstimatedWithTheLossItRuns) {
+  LaunchOptions o = llama8b_tp2();
+  const Out lm = launch(o, true);
+  ASSERT_EQ(lm.rc, 0) << lm.err << lm.out;
+  o.targets = {"bridge"};
+  const Out bridge = launch(o, true);
+  ASSERT_EQ(bridge.rc, 0) << bridge.err << bridge.out;
+  const double lm_peak = nlohmann::json::parse(lm.out)["memory"]["peak_bytes"].get<double>();
+  const double bridge_peak = nlohmann::json::parse(bridge.out)["memory"]["peak_bytes"].get<double>();
+  // One micro-batch of 8192 tokens x 128256 / TP 2 vocab entries at 4 more bytes each: 2 GiB.
+  EXPECT_NEAR(lm_peak - bridge_peak, 8192.0 * 128256 / 2 * 4, 0.25 * 8192.0 * 128256 / 2 * 4);
+}
+
 }  // namespace
 }  // namespace rb::cli

@@ -111,6 +111,36 @@ TEST(LaunchCli, LayoutFlagsStartFromABridgeRecipeOfTheModel) {
   EXPECT_NE(std::find(overrides.begin(), overrides.end(), "model.sequence_parallel=True"), overrides.end());
 }
 
+// A MoE layout from flags with no --etp: the ETP written is the one launch's memory check estimated
+// (core/recipe.hpp apply_unset_etp: Megatron-Core's default, TP), on both entry points, and an
+// --etp given is kept. Before, the check estimated ETP 4 and the scripts wrote ETP 1.
+TEST(LaunchCli, AnUnsetEtpIsWrittenAsEstimated) {
+  LaunchOptions o;
+  o.model = "Qwen3-30B-A3B";
+  o.gpu = "h100";
+  o.gpus = 16;
+  o.layout.tp = 4;
+  o.seq = 4096;
+  o.gbs = 128;
+  o.targets = {"megatron-lm"};
+  const Out lm = launch(o);
+  ASSERT_EQ(lm.rc, 0) << lm.err;
+  EXPECT_NE(lm.out.find("TP4 PP1 CP1 EP1 ETP4 DP4"), std::string::npos) << lm.out;
+  EXPECT_NE(lm.out.find("--expert-tensor-parallel-size 4\n"), std::string::npos) << lm.out;
+  o.targets = {"bridge"};
+  const Out bridge = launch(o);
+  ASSERT_EQ(bridge.rc, 0) << bridge.err;
+  EXPECT_NE(bridge.out.find("model.expert_tensor_parallel_size=4"), std::string::npos) << bridge.out;
+  // ETP 1 given: estimated as given, where the experts' state does not fit (what the old scripts ran).
+  o.layout.etp = 1;
+  o.targets = {"megatron-lm"};
+  EXPECT_EQ(launch(o).rc, kExitFindings);
+  o.ignore_memory = true;
+  const Out given = launch(o);
+  ASSERT_EQ(given.rc, 0) << given.err;
+  EXPECT_NE(given.out.find("--expert-tensor-parallel-size 1\n"), std::string::npos) << given.out;
+}
+
 TEST(LaunchCli, LayoutTheRulesRejectIsRefusedWithTheRule) {
   LaunchOptions o;
   o.model = "Llama-3-8B";
@@ -163,6 +193,7 @@ TEST(LaunchCli, FilesAreWrittenOnceAndNotOverwrittenWithoutForce) {
 TEST(LaunchCli, Seed002RecordForSlurmExportsItsEnv) {
   LaunchOptions o;
   o.source = "attune-48gpu-tp2-pp6-ep8";
+  o.mode = "pretrain";  // the record's SFT is not one pretrain_gpt.py trains (check_megatron_mode)
   o.targets = {"slurm"};
   const Out r = launch(o);
   ASSERT_EQ(r.rc, 0) << r.err;
@@ -239,6 +270,29 @@ TEST(LaunchCli, PlanEntryIsLaunched) {
   EXPECT_NE(r.out.find("--recompute-granularity selective"), std::string::npos);
   o.pick = 3;
   EXPECT_EQ(launch(o).rc, kExitUsage);
+}
+
+// A PEFT plan launched on Megatron-LM is refused (exit 2) with the Bridge target as the fix, and
+// nothing is written; on Bridge it launches. Before, it wrote pretrain_gpt.py (full pretraining).
+TEST(LaunchCli, APeftPlanIsNotLaunchedOnMegatronLm) {
+  test::TempDir tmp;
+  test::write_text(tmp.file("peft.json"), R"({"model": "Llama-3-8B", "gpu": "h100", "gpus": 8, "gpu_counts": [8],
+    "workload": {"mode": "peft", "seq": 4096, "gbs": 64}, "top": [
+      {"gpus": 8, "layout": {"tp": 1, "pp": 1, "cp": 1, "ep": 1, "etp": 1, "dp": 8, "mbs": 1}}]})");
+  LaunchOptions o;
+  o.source = tmp.file("peft.json");
+  o.targets = {"megatron-lm"};
+  o.out_dir = tmp.file("jobs");
+  const Out r = launch(o);
+  EXPECT_EQ(r.rc, kExitUsage) << r.err;
+  EXPECT_NE(r.err.find("a peft run cannot be launched on Megatron-LM"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--target bridge"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(o.out_dir));
+  o.targets = {"bridge"};
+  o.out_dir.clear();
+  const Out bridge = launch(o);
+  ASSERT_EQ(bridge.rc, 0) << bridge.err;
+  EXPECT_NE(bridge.out.find("--recipe llama3_8b_peft_"), std::string::npos) << bridge.out;
 }
 
 TEST(LaunchCli, PlanEntryReadsEveryLayoutFlagAndRefusesAMistypedOne) {

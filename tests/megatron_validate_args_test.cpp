@@ -254,6 +254,7 @@ TEST(MegatronValidateArgs, EveryAcceptedRecipeCommandPassesValidateArgs) {
     req.source = e.recipe.name;
     if (e.recipe.gpus <= 0) req.gpus = 8;
     req.framework = "megatron-lm";
+    req.mode = "pretrain";  // pretrain_gpt.py pretrains only (check_megatron_mode): each record's layout, pretrained
     std::vector<std::string> notes;
     auto spec = build_launch_spec(req, catalog(), notes);
     if (!spec) continue;

@@ -60,7 +60,8 @@ TEST(OffloadCli, PlanOffloadsWhatDoesNotFitAndLaunchWritesTheFlags) {
   ASSERT_EQ(bridge.rc, 0) << bridge.out;
   EXPECT_TRUE(has(bridge.out, "optimizer.optimizer_cpu_offload=True")) << bridge.out;
   EXPECT_TRUE(has(bridge.out, "optimizer.use_precision_aware_optimizer=True")) << bridge.out;
-  const test::Run mlm = test::run_shell(bin() + " launch " + plan_file + " --framework megatron-lm 2>&1");
+  // pretrain_gpt.py trains no SFT (check_megatron_mode): the same layout, pretrained.
+  const test::Run mlm = test::run_shell(bin() + " launch " + plan_file + " --framework megatron-lm --mode pretrain 2>&1");
   ASSERT_EQ(mlm.rc, 0) << mlm.out;
   for (const char* flag : {"--optimizer-cpu-offload", "--optimizer-offload-fraction", "--use-precision-aware-optimizer",
                            "--overlap-cpu-optimizer-d2h-h2d"})
@@ -70,7 +71,7 @@ TEST(OffloadCli, PlanOffloadsWhatDoesNotFitAndLaunchWritesTheFlags) {
 TEST(OffloadCli, ActivationOffloadFlagsReachMegatron) {
   const test::Run r = test::run_shell(bin() +
                                       " launch --model llama3-8b --gpu h100 --gpus 8 --seq 8192 --gbs 64 "
-                                      "--offload-modules core_attn,attn_proj --framework megatron-lm 2>&1");
+                                      "--offload-modules core_attn,attn_proj --framework megatron-lm --tp 2 2>&1");
   ASSERT_EQ(r.rc, 0) << r.out;
   EXPECT_TRUE(has(r.out, "--fine-grained-activation-offloading")) << r.out;
   EXPECT_TRUE(has(r.out, "--offload-modules core_attn attn_proj")) << r.out;

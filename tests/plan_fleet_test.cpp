@@ -1,6 +1,7 @@
 // `plan` across GPU types (cmd_plan_fleet.hpp) through run_plan on the built-in catalog: the JSON
 // keys the web compare view reads, the figures agreeing with each other, --price over the
 // catalog's, and the usage errors of the fleet flags.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -8,7 +9,9 @@
 #include <vector>
 
 #include "cli_support.hpp"
+#include "test_support.hpp"  // TempDir
 #include "recipebook/catalog/catalog.hpp"
+#include "recipebook/cmd_launch.hpp"
 #include "recipebook/cmd_plan.hpp"
 #include "recipebook/cmd_recommend.hpp"
 
@@ -75,6 +78,52 @@ TEST(PlanFleetCli, JsonKeys) {
     EXPECT_GT(j["pareto"][i]["days"].get<double>(), j["pareto"][i - 1]["days"].get<double>());
     EXPECT_LT(j["pareto"][i]["usd"].get<double>(), j["pareto"][i - 1]["usd"].get<double>());
   }
+}
+
+// `launch fleet.json` without --pick launches the plan's answer (its best under the objective, not
+// the table's first row) and says which entry and why; --pick still takes any row; a plan with no
+// answer is refused. Before, the first row (8 x H100 here, against the answer's GB200) was launched.
+TEST(PlanFleetCli, LaunchWithoutPickLaunchesTheAnswer) {
+  const Out plan = run(llama8b_fleet(), true);
+  ASSERT_EQ(plan.rc, 0) << plan.err;
+  Json j = Json::parse(plan.out);
+  const Json& a = j["answer"];
+  ASSERT_TRUE(a.is_object());
+  size_t answer = 0;
+  while (answer < j["entries"].size() &&
+         !(j["entries"][answer]["gpu"] == a["gpu"] && j["entries"][answer]["gpus"] == a["gpus"]))
+    ++answer;
+  ASSERT_LT(answer, j["entries"].size());
+  ASSERT_GT(answer, 0u) << "the answer is the first row: the test shows nothing";
+  const test::TempDir dir;
+  const std::string file = dir.write("fleet.json", j.dump());
+  LaunchOptions o;
+  o.source = file;
+  o.targets = {"megatron-lm"};
+  auto launch = [&] { return test::run_cli([&](const Context& ctx) { return run_launch(o, ctx); }, false); };
+  const Out r = launch();
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const std::string gpu = a["gpu"].get<std::string>();
+  const std::string gpus = std::to_string(a["gpus"].get<int>());
+  EXPECT_NE(r.err.find(fmt::format("launching entry {} of {} in {}: the plan's answer, {} x {} ({})", answer + 1,
+                                   j["entries"].size(), file, gpus, gpu, a["reason"].get<std::string>())),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.out.find("on " + gpus + " x " + gpu + ","), std::string::npos) << r.out;
+  o.pick = 1;  // the first row, asked for
+  const Out first = launch();
+  ASSERT_EQ(first.rc, 0) << first.err;
+  EXPECT_NE(first.out.find("on " + std::to_string(j["entries"][0]["gpus"].get<int>()) + " x " +
+                           j["entries"][0]["gpu"].get<std::string>() + ","),
+            std::string::npos)
+      << first.out;
+  j["answer"] = nullptr;
+  j["reason"] = "no GPU type and count meets the budget";
+  dir.write("fleet.json", j.dump());
+  o.pick = 0;
+  const Out none = launch();
+  EXPECT_EQ(none.rc, kExitUsage) << none.err;
+  EXPECT_NE(none.err.find("the plan has no answer: no GPU type and count meets the budget"), std::string::npos) << none.err;
 }
 
 TEST(PlanFleetCli, ExclusionsInJsonAndExitOneWhenNothingQualifies) {

@@ -86,7 +86,9 @@ struct MemoryCheck {
   std::string why;
 };
 
-MemoryCheck check_memory(const SpecRequest& req, const LaunchSpec& spec, const Catalog& catalog) {
+// `megatron_lm`: a target renders pretrain_gpt.py, whose layout (megatron_lm_layout: the native fused
+// loss for TE's) is the one estimated, so the verdict holds for every script written.
+MemoryCheck check_memory(const SpecRequest& req, const LaunchSpec& spec, const Catalog& catalog, bool megatron_lm) {
   MemoryCheck out;
   if (req.recipe_file != nullptr) {
     out.why = "a recipe file is not in the catalog (recipebook estimate --catalog DIR --recipe NAME estimates it)";
@@ -107,6 +109,7 @@ MemoryCheck check_memory(const SpecRequest& req, const LaunchSpec& spec, const C
     out.why = setup.error().message;
     return out;
   }
+  if (megatron_lm) setup->layout = megatron_lm_layout(setup->layout);
   const PreparedModel pm = prepare(setup->model);
   Estimate e = estimate(pm, setup->hardware, setup->workload, setup->cluster, setup->layout);
   if (!e.valid) {
@@ -202,6 +205,10 @@ int run_launch(const LaunchOptions& o, const Context& ctx) {
   auto runs_bridge = [&](LaunchTarget t) {
     return t == LaunchTarget::kBridge || (t != LaunchTarget::kMegatronLm && spec->framework == Framework::kBridge);
   };
+  // A mode pretrain_gpt.py does not train is refused before anything is checked or written.
+  for (LaunchTarget t : targets)
+    if (t != LaunchTarget::kRecipe && !runs_bridge(t))
+      if (auto ok = check_megatron_mode(*spec); !ok) return report(ctx, ok.error());
   std::string entries;
   for (const bool bridge : {true, false})
     if (std::any_of(targets.begin(), targets.end(), [&](LaunchTarget t) { return t != LaunchTarget::kRecipe && runs_bridge(t) == bridge; }))
@@ -228,7 +235,10 @@ int run_launch(const LaunchOptions& o, const Context& ctx) {
   // nothing and is not checked).
   MemoryCheck mem;
   if (check_mem) {
-    mem = check_memory(req, *spec, *catalog);
+    const bool megatron_lm = std::any_of(targets.begin(), targets.end(), [&](LaunchTarget t) {
+      return t != LaunchTarget::kRecipe && !runs_bridge(t);
+    });
+    mem = check_memory(req, *spec, *catalog, megatron_lm);
     if (!mem.estimate) {
       ctx.err << "note: memory not estimated: " << mem.why << "\n";
     } else if (!mem.estimate->fits()) {

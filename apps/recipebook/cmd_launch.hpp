@@ -18,7 +18,7 @@ struct LaunchOptions {
   // What to launch: a catalog recipe name, a recipe .yaml file, or a `plan --json` file; or nothing
   // and the layout flags. Flags given with a recipe override its values.
   std::string source;
-  int pick = 1;  // --pick N: which plan entry (1 = the first)
+  int pick = 0;  // --pick N: which plan entry (1 = the first; 0 = the plan's answer)
   std::string model, gpu, mode;
   int gpus = 0, gpus_per_node = 0;
   int64_t seq = 0, gbs = 0;

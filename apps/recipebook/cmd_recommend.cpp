@@ -78,6 +78,10 @@ CommandLine launch_command(const Recommendation& r, const Catalog& catalog) {
       c.notes.push_back("no runnable command: " + ok.error().message);
       return c;
     }
+    if (auto ok = check_megatron_mode(*spec); !ok) {
+      c.notes.push_back("no runnable command: " + ok.error().message);
+      return c;
+    }
   }
   const int per_node = spec->gpus_per_node;
   const int gpus = spec->gpus;

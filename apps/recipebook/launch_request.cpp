@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "recipebook/catalog/yaml_tree.hpp"
 #include "recipebook/core/strings.hpp"
 
@@ -27,6 +29,7 @@ Result<void> read_plan_request(const std::string& path, int pick, SpecRequest& r
     return fail(std::string("not JSON: ") + e.what(), {path});
   }
   std::vector<const Json*> entries;
+  std::string list;  // the key of the array the entries come from
   auto collect = [&](const Json& arr) {
     for (const auto& e : arr)
       if (e.is_object()) entries.push_back(&e);
@@ -36,16 +39,39 @@ Result<void> read_plan_request(const std::string& path, int pick, SpecRequest& r
   } else if (root.is_object()) {
     if (root.contains("launch") && root["launch"].is_object()) entries.push_back(&root["launch"]);
     for (const char* key : {"plans", "candidates", "top", "layouts", "results", "entries"})
-      if (root.contains(key) && root[key].is_array() && entries.empty()) collect(root[key]);
+      if (root.contains(key) && root[key].is_array() && entries.empty()) {
+        collect(root[key]);
+        list = key;
+      }
     if (entries.empty() && (root.contains("layout") || root.contains("tp"))) entries.push_back(&root);
   }
   if (entries.empty())
     return fail("no plan entries (expected `recipebook plan --json` or `recommend --json` output)", {path});
-  if (pick < 1 || static_cast<size_t>(pick) > entries.size())
+  if (pick > 0 && static_cast<size_t>(pick) > entries.size())
     return fail(fmt::format("--pick {} is not an entry (the plan has {})", pick, entries.size()), {path});
-  if (auto ok = read_launch_request(*entries[static_cast<size_t>(pick) - 1], root, req); !ok)
-    return fail(ok.error().message, {path}, ok.error().fix);
-  notes.push_back(fmt::format("launching entry {} of {} in {}", pick, entries.size(), path));
+  // Without --pick, the plan's answer. A fleet plan (cmd_plan_fleet_output.cpp fleet_json) lists every
+  // GPU type and count under "entries" in table order and copies its best under the objective to
+  // "answer" (null when none meets the request); `plan --json` lists its "top" best first.
+  std::string why;
+  size_t index = pick > 0 ? static_cast<size_t>(pick) - 1 : 0;
+  if (pick <= 0 && list == "entries" && root.contains("answer")) {
+    const Json& a = root["answer"];
+    if (!a.is_object())
+      return fail("the plan has no answer" + (root.contains("reason") && root["reason"].is_string()
+                                                  ? ": " + root["reason"].get<std::string>()
+                                                  : std::string()),
+                  {path}, "--pick N launches entry N of its table anyway");
+    auto same = [&](const Json& e) { return e.value("gpu", "") == a.value("gpu", "") && e.value("gpus", 0) == a.value("gpus", 0); };
+    auto it = std::find_if(entries.begin(), entries.end(), [&](const Json* e) { return same(*e); });
+    if (it == entries.end()) return fail("the plan's answer is not one of its entries", {path}, "give --pick N");
+    index = static_cast<size_t>(it - entries.begin());
+    why = fmt::format(": the plan's answer, {} x {} ({})", a.value("gpus", 0), a.value("gpu", ""),
+                      a.value("reason", std::string("its best under the objective")));
+  } else if (pick <= 0 && list == "top" && entries.size() > 1) {
+    why = fmt::format(": the plan's best by {} (--pick N launches another)", root.value("objective", std::string("its objective")));
+  }
+  if (auto ok = read_launch_request(*entries[index], root, req); !ok) return fail(ok.error().message, {path}, ok.error().fix);
+  notes.push_back(fmt::format("launching entry {} of {} in {}{}", index + 1, entries.size(), path, why));
   return {};
 }
 

@@ -16,8 +16,8 @@ namespace rb::cli {
 // A file launch reads as a plan: a `.json` path (anything else is a recipe name or a recipe file).
 bool is_plan_file(const std::string& source);
 
-// Entry `pick` (1-based) of a `plan --json` file, or the `launch` object of a `recommend --json`
-// file, into the fields of `req` that are unset (the command line wins): the recipe it starts from
+// Entry `pick` (1-based; 0 = the plan's answer: a fleet plan's "answer", else the first) of a
+// `plan --json` file, or the `launch` object of a `recommend --json` file, into the fields of `req` that are unset (the command line wins): the recipe it starts from
 // (`req.source`, cleared when the entry names none), model, GPU, GPUs, mode, seq, gbs, dataset and
 // the layout flags (emit/catalog_json.cpp layout_json names). `notes` gets which entry was read.
 Result<void> read_plan_request(const std::string& path, int pick, SpecRequest& req, std::vector<std::string>& notes);

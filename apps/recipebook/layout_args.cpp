@@ -63,16 +63,6 @@ Result<RecipeBase> recipe_base(LayoutArgs& a, const Catalog& catalog, bool json_
   return b;
 }
 
-// The ETP of a layout that gives none (no --etp, and a record, if any, that omits it): Megatron's
-// default for the degrees as given (core/layout.hpp default_etp): Megatron-Bridge's for a Bridge
-// record, Megatron-Core's (TP) for flags alone or another framework's record. A dense model has no
-// experts to split: 1.
-int unset_etp(const Model& m, const Layout& l, const Recipe* record) {
-  if (!m.is_moe()) return 1;
-  const bool bridge = record != nullptr && record->framework == "megatron-bridge";
-  return default_etp(l, bridge ? EtpDefault::kMegatronBridge : EtpDefault::kMegatronCore);
-}
-
 }  // namespace
 
 std::optional<Error> apply_headroom(const std::string& text, Hardware& hw, const std::string& flag_name) {
@@ -172,8 +162,7 @@ Result<Setup> resolve_setup(const LayoutArgs& in, const Catalog& catalog, bool j
     const std::string& f = ok.error().where.file;  // "--precision"
     return fail((f.rfind("--", 0) == 0 ? fl(f.substr(2)) : f) + ": " + ok.error().message, {}, ok.error().fix);
   }
-  if (!a.layout.etp && (!base || !base->setup.recipe.etp_recorded))
-    l.etp = unset_etp(s.model, l, base ? &base->setup.recipe : nullptr);
+  apply_unset_etp(l, s.model.is_moe(), a.layout.etp.has_value(), base ? &base->setup.recipe : nullptr);
   // The recipe's own pipeline with layers its PP does not divide: Megatron-Bridge splits them in
   // code, modelled as the most balanced split (as `recommend` and bench/agreement.cpp do).
   if (base && l.pp == base->setup.recipe.layout.pp && l.vp == base->setup.recipe.layout.vp) {

@@ -196,7 +196,7 @@ void add_launch(CLI::App& app, Action& action) {
   auto o = std::make_shared<rb::cli::LaunchOptions>();
   auto* source = cmd->add_option("source", o->source, "Catalog recipe name, recipe .yaml file, or `plan --json` output (.json)");
   cmd->add_option("--recipe", o->source, "Catalog recipe name (the same as the positional source)")->excludes(source);
-  cmd->add_option("--pick", o->pick, "Which plan entry to launch (1 = the first)")->check(kPositive);
+  cmd->add_option("--pick", o->pick, "Which plan entry to launch (1 = the first; default: the plan's answer)")->check(kPositive);
   auto* g = "What to launch (flags override a recipe's values)";
   cmd->add_option("--model", o->model, "Model: catalog name, alias or Hugging Face id")->group(g);
   cmd->add_option("--gpu", o->gpu, "GPU type: h100, b200, gb300, ...")->group(g);

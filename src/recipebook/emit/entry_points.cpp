@@ -182,6 +182,8 @@ constexpr auto kPretrainGptArgs = std::to_array<EntryArg>({
     A{"--max-position-embeddings", "", V::kInt},
     A{"--position-embedding-type", "", V::kChoice, kPositionEmbedding},
     A{"--normalization", "", V::kChoice, kNormalization}, A{"--swiglu", "", V::kNone},
+    A{"--quick-geglu", "", V::kNone}, A{"--glu-linear-offset", "", V::kFloat},
+    A{"--activation-func-clamp-value", "", V::kFloat},
     A{"--squared-relu", "", V::kNone}, A{"--untie-embeddings-and-output-weights", "", V::kNone},
     A{"--disable-bias-linear", "", V::kNone}, A{"--add-qkv-bias", "", V::kNone}, A{"--qk-layernorm", "", V::kNone},
     A{"--window-size", "", V::kText}, A{"--window-attn-skip-freq", "", V::kText},
@@ -246,6 +248,7 @@ constexpr auto kPretrainGptArgs = std::to_array<EntryArg>({
     A{"--num-distributed-optimizer-instances", "", V::kInt}, A{"--outer-dp-sharding-strategy", "", V::kChoice, kOuterSharding},
     A{"--no-gradient-accumulation-fusion", "", V::kNone}, A{"--ckpt-format", "", V::kChoice, kCkptFormat},
     A{"--use-precision-aware-optimizer", "", V::kNone}, A{"--accumulate-allreduce-grads-in-fp32", "", V::kNone},
+    A{"--grad-reduce-in-bf16", "", V::kNone},
     A{"--tp-comm-overlap", "", V::kNone},
     // the loss and dropout (ModelParallelConfig cross_entropy_*, TransformerConfig *_dropout)
     A{"--cross-entropy-loss-fusion", "", V::kNone}, A{"--cross-entropy-fusion-impl", "", V::kChoice, kCrossEntropyImpl},

@@ -151,6 +151,17 @@ std::vector<std::string> megatron_args(const LaunchSpec& spec);
 Result<std::vector<std::string>> megatron_model_args(const LaunchSpec& spec);
 // Every flag megatron_args may emit (megatron/training/arguments.py), for tests.
 std::span<const std::string_view> megatron_flags();
+// The layout pretrain_gpt.py runs for `l`: Megatron-LM refuses Transformer Engine's fused cross
+// entropy (arguments.py validate_args, "disabled due to stability issues"), so a fused loss runs
+// Megatron-Core's native one (fusions/fused_cross_entropy.py). megatron_args writes this layout and
+// launch estimates its memory (4n + 2 bytes of logits per token and vocab entry, not TE's 2n:
+// docs/model.md "Last rank").
+Layout megatron_lm_layout(Layout l);
+// The script's comment on what megatron_lm_layout changed ("" when nothing).
+std::string megatron_lm_layout_note(const Layout& l);
+// Whether pretrain_gpt.py trains what the spec's mode asks: pretraining only. An error naming the
+// target and the fix (Megatron-Bridge) for PEFT and SFT; check_megatron_entry applies it.
+Result<void> check_megatron_mode(const LaunchSpec& spec);
 
 // The training entry point and its arguments for the spec's framework (bridge_args or megatron_args).
 std::vector<std::string> entry_args(const LaunchSpec& spec);

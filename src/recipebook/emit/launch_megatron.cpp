@@ -155,8 +155,7 @@ Result<std::vector<std::string>> megatron_model_args(const LaunchSpec& spec) {
   add(out, "--position-embedding-type", numerics.position_type);
   out.insert(out.end(), numerics.args.begin(), numerics.args.end());
   add(out, "--normalization", m.norm == NormKind::kRms ? "RMSNorm" : "LayerNorm");
-  if (m.activation == Activation::kSwiglu) add(out, "--swiglu");
-  if (m.activation == Activation::kSquaredRelu) add(out, "--squared-relu");
+  out.insert(out.end(), numerics.activation.begin(), numerics.activation.end());
   if (!m.tied_embeddings) add(out, "--untie-embeddings-and-output-weights");
   if (!m.mlp_bias && !m.attn.out_bias) add(out, "--disable-bias-linear");
   if (m.attn.qkv_bias) add(out, "--add-qkv-bias");
@@ -175,13 +174,28 @@ Result<std::vector<std::string>> megatron_model_args(const LaunchSpec& spec) {
   return out;
 }
 
+Layout megatron_lm_layout(Layout l) {
+  // arguments.py L1697: `assert not (args.cross_entropy_loss_fusion and args.cross_entropy_fusion_impl == 'te')`.
+  if (l.cross_entropy_loss_fusion) l.cross_entropy_fusion_impl = CrossEntropyImpl::kNative;
+  return l;
+}
+
+std::string megatron_lm_layout_note(const Layout& l) {
+  if (megatron_lm_layout(l).cross_entropy_fusion_impl == l.cross_entropy_fusion_impl || !l.cross_entropy_loss_fusion)
+    return {};
+  return "\n# The loss: the layout fuses it with Transformer Engine's cross entropy, which Megatron-LM refuses\n"
+         "# (arguments.py: \"disabled due to stability issues\"), so TRAIN_ARGS fuses it with Megatron-Core's\n"
+         "# native implementation, whose logits take 4n + 2 bytes per token and vocabulary entry, not TE's 2n\n"
+         "# (the memory launch estimated is this one's).\n";
+}
+
 std::vector<std::string> megatron_args(const LaunchSpec& spec) {
   std::vector<std::string> out{"pretrain_gpt.py"};
   if (auto model_args = megatron_model_args(spec))
     out.insert(out.end(), model_args->begin(), model_args->end());
   else
     out.emplace_back(kModelArgsWord);
-  const Layout& l = spec.layout;
+  const Layout l = megatron_lm_layout(spec.layout);
   add_field(out, "tp", l);
   add_field(out, "pp", l);
   // --pipeline-model-parallel-layout sets VP itself and excludes --num-virtual-stages-per-pipeline-rank
@@ -306,13 +320,16 @@ std::vector<std::string> megatron_args(const LaunchSpec& spec) {
     add(out, "--optimizer-offload-fraction", fmt::format("{:g}", l.optimizer_offload_fraction));
     add(out, "--overlap-cpu-optimizer-d2h-h2d");
   }
-  add_field(out, "grad_reduce_in_fp32", l);
+  // The gradient reduction dtype, both ways: under --bf16 validate_args turns FP32 accumulation and
+  // reduction on unless --grad-reduce-in-bf16 is given (arguments.py L1204-1217).
+  if (l.grad_reduce_in_fp32)
+    add_field(out, "grad_reduce_in_fp32", l);
+  else
+    add(out, "--grad-reduce-in-bf16");
   // A recipe's TP overlap is kept only where it runs (validate_args refuses it elsewhere).
   if (l.tp_comm_overlap_runs()) add_field(out, "tp_comm_overlap", l);
-  // The loss: Megatron-LM refuses --cross-entropy-loss-fusion with the te implementation
-  // (arguments.py, "disabled due to stability issues"), so only the native fused one is written; TE's
-  // (the default) is left to Megatron-LM's default, the unfused loss.
-  if (l.cross_entropy_loss_fusion && l.cross_entropy_fusion_impl == CrossEntropyImpl::kNative) {
+  // The loss: fused as the layout asks, in the implementation Megatron-LM accepts (megatron_lm_layout).
+  if (l.cross_entropy_loss_fusion) {
     add_field(out, "cross_entropy_loss_fusion", l);
     add_field(out, "cross_entropy_fusion_impl", l);
   }
@@ -344,7 +361,32 @@ std::vector<std::string> megatron_args(const LaunchSpec& spec) {
   return out;
 }
 
+Result<void> check_megatron_mode(const LaunchSpec& spec) {
+  const Where where{"--target"};
+  switch (spec.mode) {
+    case Mode::kPretrain: return {};
+    // Megatron-LM has no LoRA: pretrain_gpt.py would train every weight (full pretraining). PEFT is
+    // Megatron-Bridge's (src/megatron/bridge/peft/lora.py; run_recipe.py --mode lora).
+    case Mode::kPeft:
+      return fail("a peft run cannot be launched on Megatron-LM (--target megatron-lm, --framework megatron-lm): "
+                  "pretrain_gpt.py has no LoRA and would train every weight",
+                  where, "launch it with --target bridge (Megatron-Bridge's run_recipe.py trains LoRA)");
+    // pretrain_gpt.py --sft (arguments.py L3773) builds an SFTDataset (pretrain_gpt.py L468), which
+    // reads a JSONL conversation file through an SFTTokenizer prompt format
+    // (training/datasets/sft_dataset.py; core/tokenizers/utils/build_tokenizer.py): mock data builds
+    // none (blended_megatron_dataset_builder.py passes it no path) and the prompt format is not the
+    // model's to guess, so no command written here trains SFT.
+    case Mode::kSft:
+      return fail("an sft run cannot be launched on Megatron-LM (--target megatron-lm, --framework megatron-lm): "
+                  "pretrain_gpt.py --sft needs a JSONL conversation dataset and an SFTTokenizer prompt format, "
+                  "and without it would pretrain",
+                  where, "launch it with --target bridge (Megatron-Bridge's run_recipe.py trains SFT)");
+  }
+  return {};
+}
+
 Result<void> check_megatron_entry(const LaunchSpec& spec) {
+  if (auto ok = check_megatron_mode(spec); !ok) return ok;
   const EntryArg* presets = find_arg(run_recipe_entry(), "--dataset");
   if (spec.dataset != "mock" && presets != nullptr && has_choice(*presets, spec.dataset))
     return fail(fmt::format("'{}' is a Megatron-Bridge dataset preset; pretrain_gpt.py's --data-path takes the path "

@@ -155,6 +155,23 @@ void router_args(const Model& m, MegatronNumerics& out) {
     notes.push_back("Megatron-LM renormalises sigmoid top-k weights; this model does not (norm_topk_prob false)");
 }
 
+// The MLP activation. gpt-oss gates a clamped quick GELU and offsets the linear half (transformers
+// modeling_gpt_oss.py GptOssExperts: clamp(gate, max=7) * sigmoid(1.702 gate) * (clamp(up, -7, 7) + 1),
+// limit: config.json swiglu_limit 7.0), which Megatron-Bridge builds as activation_func quick_gelu,
+// activation_func_clamp_value 7.0, glu_linear_offset 1.0 (models/gpt_oss/gpt_oss_bridge.py L81-84):
+// in Megatron-LM --quick-geglu (gated quick_gelu, argument_utils.py core_transformer_config_from_args)
+// and the two TransformerConfig fields as flags. --swiglu would build a plain SiLU GLU.
+void activation_args(const Model& m, MegatronNumerics& out) {
+  if (m.family == "gpt_oss") {
+    add(out.activation, "--quick-geglu");
+    add(out.activation, "--glu-linear-offset", "1.0");
+    add(out.activation, "--activation-func-clamp-value", "7.0");
+    return;
+  }
+  if (m.activation == Activation::kSwiglu) add(out.activation, "--swiglu");
+  if (m.activation == Activation::kSquaredRelu) add(out.activation, "--squared-relu");
+}
+
 }  // namespace
 
 MegatronNumerics megatron_numerics(const Model& m) {
@@ -178,6 +195,7 @@ MegatronNumerics megatron_numerics(const Model& m) {
     out.notes.push_back("norm epsilon not known: Megatron-LM's 1e-5 applies");
   // Dropout is a training setting: the layout writes it (launch_megatron.cpp), not the model.
   if (m.is_moe()) router_args(m, out);
+  activation_args(m, out);
   return out;
 }
 

@@ -177,5 +177,87 @@ TEST(LaunchMegatron, ModulePrecisionIsTheTeConfigFileNotAFlag) {
   EXPECT_NE(module_precision_note(s).find("run_recipe.py has no override"), std::string::npos);
 }
 
+// Under --bf16 Megatron-LM accumulates and reduces gradients in FP32 unless --grad-reduce-in-bf16 is
+// given (arguments.py L1204-1217): the command says which the layout (and its estimate) has. Before,
+// a BF16-reduction layout wrote neither flag and ran FP32 reduction.
+TEST(LaunchMegatron, GradientReductionDtypeIsTheLayouts) {
+  LaunchSpec s = megatron_spec(test::dense_model());
+  s.layout.grad_reduce_in_fp32 = false;
+  const Words bf16 = megatron_args(s);
+  EXPECT_TRUE(has(bf16, "--grad-reduce-in-bf16"));
+  EXPECT_FALSE(has(bf16, "--accumulate-allreduce-grads-in-fp32"));
+  s.layout.grad_reduce_in_fp32 = true;
+  const Words fp32 = megatron_args(s);
+  EXPECT_TRUE(has(fp32, "--accumulate-allreduce-grads-in-fp32"));
+  EXPECT_FALSE(has(fp32, "--grad-reduce-in-bf16"));
+  EXPECT_TRUE(check_megatron_entry(s)) << check_megatron_entry(s).error().str();
+}
+
+// A fused loss is written fused whichever implementation the layout names: Megatron-LM refuses TE's
+// (arguments.py L1697), so the script runs the native one and its comment says so. Before, the
+// default layout (fused, te) wrote no fusion and ran the unfused loss.
+TEST(LaunchMegatron, AFusedLossRunsTheNativeFusion) {
+  LaunchSpec s = megatron_spec(test::dense_model());
+  ASSERT_TRUE(s.layout.cross_entropy_loss_fusion);
+  ASSERT_EQ(s.layout.cross_entropy_fusion_impl, CrossEntropyImpl::kTe);
+  const Words w = megatron_args(s);
+  EXPECT_TRUE(has(w, "--cross-entropy-loss-fusion"));
+  EXPECT_EQ(value(w, "--cross-entropy-fusion-impl"), "native");
+  EXPECT_TRUE(check_megatron_entry(s)) << check_megatron_entry(s).error().str();
+  EXPECT_EQ(megatron_lm_layout(s.layout).cross_entropy_fusion_impl, CrossEntropyImpl::kNative);
+  auto script = render_megatron(s);
+  ASSERT_TRUE(script) << script.error().str();
+  EXPECT_NE(script->find("# The loss: the layout fuses it with Transformer Engine's cross entropy"), std::string::npos)
+      << *script;
+  s.layout.cross_entropy_fusion_impl = CrossEntropyImpl::kNative;  // asked for: nothing to say
+  EXPECT_EQ(megatron_lm_layout_note(s.layout), "");
+  EXPECT_EQ(value(megatron_args(s), "--cross-entropy-fusion-impl"), "native");
+  s.layout.cross_entropy_loss_fusion = false;  // unfused: Megatron-LM's default, no flag
+  EXPECT_FALSE(has(megatron_args(s), "--cross-entropy-loss-fusion"));
+  EXPECT_EQ(megatron_lm_layout(s.layout).cross_entropy_loss_fusion, false);
+}
+
+// pretrain_gpt.py pretrains: a PEFT spec (no LoRA in Megatron-LM) or an SFT one (--sft needs a JSONL
+// conversation set and an SFTTokenizer) is refused with the Bridge target as the fix. Before, both
+// rendered a full pretraining command.
+TEST(LaunchMegatron, OnlyPretrainingIsWritten) {
+  LaunchSpec s = megatron_spec(test::dense_model());
+  EXPECT_TRUE(render_megatron(s));
+  for (Mode m : {Mode::kPeft, Mode::kSft}) {
+    s.mode = m;
+    auto script = render_megatron(s);
+    ASSERT_FALSE(script) << mode_name(m);
+    EXPECT_NE(script.error().message.find("cannot be launched on Megatron-LM (--target megatron-lm"), std::string::npos)
+        << script.error().message;
+    EXPECT_NE(script.error().fix.find("--target bridge"), std::string::npos) << script.error().fix;
+  }
+  s.mode = Mode::kPeft;
+  EXPECT_NE(render_megatron(s).error().message.find("no LoRA"), std::string::npos);
+}
+
+// gpt-oss as Megatron-Bridge builds it (models/gpt_oss/gpt_oss_bridge.py): a gated quick GELU clamped
+// at 7 with the linear half offset by 1, and YaRN x32 from 4096 positions without rounding the
+// correction range; every numeric written, none left to a note. Before, --swiglu and plain RoPE at
+// base 10000.
+TEST(LaunchMegatron, GptOssClampedActivationAndYarn) {
+  LaunchSpec s = recipe_spec("gpt_oss_120b_pretrain_64gpu_h100_bf16_config");
+  const Words w = megatron_args(s);
+  EXPECT_FALSE(has(w, "--swiglu"));
+  EXPECT_TRUE(has(w, "--quick-geglu"));
+  EXPECT_EQ(value(w, "--glu-linear-offset"), "1.0");
+  EXPECT_EQ(value(w, "--activation-func-clamp-value"), "7.0");
+  EXPECT_EQ(value(w, "--position-embedding-type"), "yarn");
+  EXPECT_EQ(value(w, "--rotary-base"), "150000");
+  EXPECT_EQ(value(w, "--rotary-scaling-factor"), "32");
+  EXPECT_EQ(value(w, "--yarn-original-max-position-embeddings"), "4096");
+  EXPECT_TRUE(has(w, "--no-yarn-correction-range-round-to-int"));
+  EXPECT_FALSE(has(w, "--moe-router-pre-softmax"));  // Bridge: moe_router_pre_softmax False
+  ASSERT_TRUE(s.model_ir);
+  EXPECT_TRUE(megatron_numerics(*s.model_ir).notes.empty());
+  EXPECT_TRUE(check_megatron_entry(s)) << check_megatron_entry(s).error().str();
+  Model llama = test::dense_model();  // any other SwiGLU model keeps --swiglu
+  EXPECT_EQ(megatron_numerics(llama).activation, Words{"--swiglu"});
+}
+
 }  // namespace
 }  // namespace rb

@@ -57,6 +57,7 @@ struct MegatronNumerics {
   std::vector<std::string> args;
   std::vector<std::string> notes;
   std::string position_type;
+  std::vector<std::string> activation;  // the MLP activation's flags (--swiglu, --squared-relu, ...)
 };
 MegatronNumerics megatron_numerics(const Model& m);
 // The environment pretrain_gpt.py asserts on, added to spec.env when absent: CUDA_DEVICE_MAX_CONNECTIONS=1

@@ -231,6 +231,7 @@ void append_args_array(std::string& out, std::string_view name, const std::vecto
 void append_model_args_note(std::string& out, const LaunchSpec& spec) {
   out += module_precision_note(spec);
   if (spec.framework != Framework::kMegatronLm) return;
+  out += megatron_lm_layout_note(spec.layout);
   auto model_args = megatron_model_args(spec);
   if (model_args) {
     const auto notes = megatron_numerics(*spec.model_ir).notes;

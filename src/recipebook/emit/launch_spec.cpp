@@ -100,8 +100,8 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
   spec.gpus_per_node = 0;  // decided below: the flag, else the recipe's on its own GPU, else the target GPU's node
   spec.dataset = req.dataset;
   const RecipeEntry* entry = req.recipe_file;
+  Recipe r;  // the record launched, when there is one (resolved when it is the catalog's)
   if (entry != nullptr || !req.source.empty()) {
-    Recipe r;
     if (entry == nullptr) {
       auto found = catalog.find_recipe(req.source);
       if (!found) return tl::unexpected(found.error());
@@ -184,6 +184,9 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
     if (req.layout.precision.empty()) notes.push_back("precision not given: bf16");
     spec.layout_given = true;
   }
+  // An ETP neither the flags nor the record give: the one `estimate` and launch's memory check take.
+  if (spec.model_ir)
+    apply_unset_etp(spec.layout, spec.model_ir->is_moe(), req.layout.etp.has_value(), entry != nullptr ? &r : nullptr);
   if (spec.layout.model_parallel() > 0 && spec.gpus % spec.layout.model_parallel() == 0)
     spec.layout.dp = spec.gpus / spec.layout.model_parallel();
   // Megatron-LM arguments.py: fine-grained activation offloading with TE >= 2.10 asserts
