@@ -146,7 +146,10 @@ Result<std::vector<std::string>> megatron_model_args(const LaunchSpec& spec) {
     if (l.window == 0) mixed_windows = true;
   }
   if (window > 0) {
-    add(out, "--window-size", fmt::format("{},0", window));
+    // A Hugging Face sliding_window counts the token itself; Megatron-Core's window_size is (left,
+    // right) tokens besides it: (W - 1, 0), as Megatron-Bridge converts it (models/conversion/utils.py
+    // mcore_to_hf_window_size; gpt_oss_bridge.py, gemma2_bridge.py).
+    add(out, "--window-size", fmt::format("{},0", window - 1));
     if (mixed_windows) add(out, "--window-attn-skip-freq", pattern(m, [](const LayerSpec& l) { return l.window > 0; }));
   }
   if (m.attn.sinks) add(out, "--softmax-type", "learnable");

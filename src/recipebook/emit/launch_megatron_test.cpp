@@ -252,6 +252,9 @@ TEST(LaunchMegatron, GptOssClampedActivationAndYarn) {
   EXPECT_EQ(value(w, "--yarn-original-max-position-embeddings"), "4096");
   EXPECT_TRUE(has(w, "--no-yarn-correction-range-round-to-int"));
   EXPECT_FALSE(has(w, "--moe-router-pre-softmax"));  // Bridge: moe_router_pre_softmax False
+  // config.json sliding_window 128 counts the token itself: Megatron's (left, right) is (127, 0), as
+  // gpt_oss_bridge.py sets it (128,0 attended one token more).
+  EXPECT_EQ(value(w, "--window-size"), "127,0");
   ASSERT_TRUE(s.model_ir);
   EXPECT_TRUE(megatron_numerics(*s.model_ir).notes.empty());
   EXPECT_TRUE(check_megatron_entry(s)) << check_megatron_entry(s).error().str();
