@@ -95,6 +95,24 @@ TEST(CheckOnePass, ARuleNeedingARejectedFieldIsSkippedNotDefaulted) {
   EXPECT_GE(ids.count("RB-SCHEMA-TYPE"), 2U) << r.out;  // tp and rows_per_microbatch
 }
 
+TEST(CheckOnePass, AMisspeltKeyDoubtsOnlyTheFieldsItCouldBe) {
+  // `tpp` may be any layout field the record leaves out, never TP or PP, which it writes: the TP
+  // rules are judged (a misspelt key in `layout` hid every layout rule until the key was fixed). A
+  // rule reading a field the key could be, with no probe to vary it, is still skipped.
+  std::string text = read_all(kSeveral);
+  text = replaced(text, "tp: 3", "tp: 3\n  tpp: 4");
+  test::TempDir dir;
+  const auto r = check_path(dir.write("misspelt.yaml", text));
+  const auto ids = rule_ids(r.out);
+  EXPECT_EQ(ids.count("RB-SCHEMA-UNKNOWN-KEY"), 1U) << r.out;
+  EXPECT_EQ(ids.count("RB-TP-HEADS"), 1U) << r.out;
+  // A misspelt top-level key other than `kind` could be `mode` or `framework`: nothing judged.
+  text = read_all(kSeveral) + "modee: sft\n";
+  const auto top = check_path(dir.write("top.yaml", text));
+  EXPECT_EQ(rule_ids(top.out).count("RB-SCHEMA-UNKNOWN-KEY"), 1U) << top.out;
+  EXPECT_EQ(rule_ids(top.out).count("RB-TP-HEADS"), 0U) << top.out;
+}
+
 TEST(CheckOnePass, AnUnknownGpuSkipsOnlyTheRulesThatNeedOne) {
   // RB-GPU-UNKNOWN used to hide every layout rule; TP 3 on Llama-3-8B needs no GPU to be wrong.
   std::string text = read_all(RB_SOURCE_DIR "/tests/invalid/RB-GPU-UNKNOWN.yaml");

@@ -12,7 +12,10 @@
 #include "recipebook/catalog/record_facts.hpp"
 #include "recipebook/catalog_access.hpp"
 #include "recipebook/emit/catalog_json.hpp"
+#include "recipebook/core/layout_fields.hpp"
+#include "recipebook/core/strings.hpp"
 #include "recipebook/rules/check_layout.hpp"
+#include "recipebook/rules/rule.hpp"
 
 namespace rb::cli {
 namespace {
@@ -137,18 +140,50 @@ class Checker {
     in.facts = record_facts(tree, recipe, &catalog_);
 
     std::vector<Doubt> doubts;
+    std::vector<std::string> unvaried;  // record paths a rule may read at a default no probe varies
+    bool misspelt = false;              // an unknown key: what it meant may be any field its section lacks
+    auto doubt = [&](const std::string& path) {
+      const auto probe = std::find_if(kProbes.begin(), kProbes.end(), [&](const Probe& p) { return p.path == path; });
+      if (probe == kProbes.end()) {
+        unvaried.push_back(path);
+        return;
+      }
+      Doubt d;
+      for (size_t i = 0; i < probe->count; ++i)
+        d.values.emplace_back([probe, i](RuleInput& r) { probe->set(r, probe->values[i]); });
+      doubts.push_back(std::move(d));
+    };
     for (const auto& path : unknown) {
       if (std::any_of(kPassive.begin(), kPassive.end(), [&](std::string_view s) { return under(path, s); })) continue;
       if (path == "gpu.type") {  // an unknown GPU: the rules that need one are skipped
         in.hardware = nullptr;
         continue;
       }
-      const auto probe = std::find_if(kProbes.begin(), kProbes.end(), [&](const Probe& p) { return p.path == path; });
-      if (probe == kProbes.end()) return {};  // no way to tell which rules read it: run none
-      Doubt d;
-      for (size_t i = 0; i < probe->count; ++i)
-        d.values.emplace_back([probe, i](RuleInput& r) { probe->set(r, probe->values[i]); });
-      doubts.push_back(std::move(d));
+      const bool known = std::any_of(kProbes.begin(), kProbes.end(), [&](const Probe& p) { return p.path == path; }) ||
+                         std::any_of(layout_fields().begin(), layout_fields().end(),
+                                     [&](const LayoutField& r) { return r.yaml == path; });
+      if (known) {  // a field the schema rejected: tried at several values, or its readers skipped
+        doubt(path);
+        continue;
+      }
+      // An unknown key (`layout.tpp`) stands for a field its section does not write: each such
+      // field is doubted; a field the record writes (tp: 3) is not what it meant.
+      const size_t dot = path.rfind('.');
+      if (dot == std::string::npos) {
+        // `kind` (which table a record belongs to) feeds no layout rule; any other top-level key
+        // (a misspelt `mode` or `framework`, which the ETP default reads) could: run none.
+        if (path != "kind") return {};
+        misspelt = true;
+        continue;
+      }
+      const std::string section = path.substr(0, dot + 1);
+      misspelt = true;
+      for (const Probe& p : kProbes)
+        if (p.path.starts_with(section) && node_at(tree, p.path) == nullptr) doubt(std::string(p.path));
+      for (const LayoutField& r : layout_fields())
+        if (!r.yaml.empty() && r.yaml.starts_with(section) && node_at(tree, r.yaml) == nullptr &&
+            std::none_of(kProbes.begin(), kProbes.end(), [&](const Probe& p) { return p.path == r.yaml; }))
+          unvaried.emplace_back(r.yaml);
     }
     // Degrees that are neither written nor doubted hold defaults: not a layout to judge (the same
     // test as `estimate --recipe`'s, record_check.hpp).
@@ -160,7 +195,23 @@ class Checker {
       const int stated = to_int(*dp * in.layout.model_parallel());
       doubts.push_back(Doubt{{[](RuleInput&) {}, [stated](RuleInput& r) { r.cluster.gpus = stated; }}});
     }
-    return to_diagnostics(robust_findings(in, doubts), [&positions](std::string_view field) -> std::optional<Where> {
+    std::vector<Finding> found = robust_findings(in, doubts);
+    // A rule that reads a field held at a default nothing varied is not judged; nor a record rule
+    // (it reads the record's facts, not a list of layout fields) when a key was misspelt or a field
+    // it may read was rejected.
+    if (!unvaried.empty() || misspelt)
+      std::erase_if(found, [&](const Finding& f) {
+        const Rule* rule = find_rule(f.rule_id);
+        if (rule == nullptr || rule->reads.empty()) return true;
+        for (const std::string& key : split_trimmed(rule->reads, ',')) {
+          const auto row = std::find_if(layout_fields().begin(), layout_fields().end(),
+                                        [&](const LayoutField& r) { return r.key == key; });
+          const std::string yaml = row != layout_fields().end() ? std::string(row->yaml) : "layout." + key;
+          if (std::find(unvaried.begin(), unvaried.end(), yaml) != unvaried.end()) return true;
+        }
+        return false;
+      });
+    return to_diagnostics(found, [&positions](std::string_view field) -> std::optional<Where> {
       if (const YNode* n = node_at(positions, field)) return n->where;
       return std::nullopt;
     });
