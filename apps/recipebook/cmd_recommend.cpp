@@ -296,7 +296,10 @@ int run_recommend(const RecommendOptions& opts, const Context& ctx, const Catalo
   if (r.unsized_reason.empty()) {
     r.sized = true;
     ResizeFrom from;
-    from.layout = rec.layout;
+    // Another model's recipe runs on Megatron-LM's pretrain_gpt.py (launch_request): the layout
+    // sized and estimated is the one that script runs (its loss: megatron_lm_layout), so the fit
+    // verdict holds for the command printed.
+    from.layout = r.score.model == ModelMatch::kSame ? rec.layout : megatron_lm_layout(rec.layout);
     from.layout_known = r.setup.layout_known;
     from.ep_known = r.setup.ep_known;
     from.precision_known = rec.precision_known;
@@ -350,7 +353,7 @@ int run_recommend(const RecommendOptions& opts, const Context& ctx, const Catalo
   } else {
     r.launch = launch_request(r, own_recipe ? dataset : "", own_recipe);
     r.command = launch_command(r, catalog);
-    if (!own_recipe)
+    if (!own_recipe && !r.command.args.empty())  // a refused command says why on its own
       r.command.notes.insert(r.command.notes.begin(),
                              rec.name + " trains " + recipe_model + ", not " +
                                  (r.model_catalog.empty() ? r.model.name : r.model_catalog) +
