@@ -85,7 +85,8 @@ std::string fleet_reason(const FleetSetup& s, const FleetResult& r) {
 std::string fleet_text(const FleetSetup& s, const FleetResult& r) {
   const FleetRequest& q = s.request;
   const Workload& w = q.plan.workload;
-  std::string out = fmt::format("plan across {} GPU types: {}, {}, sequence {}, global batch {}, {} tokens\n", s.gpus.size(),
+  std::string out = fmt::format("plan across {} GPU type{}: {}, {}, sequence {}, global batch {}, {} tokens\n", s.gpus.size(),
+                                s.gpus.size() == 1 ? "" : "s",
                                 s.model.name, mode_name(w.mode), w.seq, w.gbs, tokens_str(w.tokens_budget));
   out += fmt::format("objective {}", objective_text(q.objective));
   if (q.deadline_days > 0) out += fmt::format("; deadline {:g} days", q.deadline_days);

@@ -314,7 +314,7 @@ void add_plan(CLI::App& app, Action& action) {
       cmd->add_option(rb::flag_name(r), o->search[std::string(r.key)], std::string(r.plan_help))->group(searched);
   cmd->add_option("--dp", o->dp, "Data parallel degree (0 = searched)")->group(searched);
   cmd->add_option("--max-mbs", o->max_mbs, "Largest micro batch searched")->capture_default_str();
-  cmd->add_option("--objective", o->objective, "throughput | cost | time (time needs --tokens)")->capture_default_str();
+  cmd->add_option("--objective", o->objective, "throughput | cost | time (seconds per token; with --tokens, days to train)")->capture_default_str();
   cmd->add_option("--offload", o->offload,
                   "auto: when no layout fits, try optimizer and activation offload to host memory | never")
       ->capture_default_str();
