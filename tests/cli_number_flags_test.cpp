@@ -44,5 +44,20 @@ TEST(CliNumberFlags, ZeroCountsAndPartialNodesAreRefused) {
   EXPECT_NE(r.out.find("tokens/s/GPU"), std::string::npos) << r.out;
 }
 
+
+// list's recipe filters with --models or --hardware were ignored without a word (and --models
+// --hardware listed GPUs): they are usage errors now. --model still narrows --models.
+TEST(CliNumberFlags, ListFiltersThatWouldBeIgnoredAreRefused) {
+  const std::string list = std::string(RB_BINARY) + " list";
+  for (const char* args : {" --models --gpu h100", " --models --hardware", " --hardware --model qwen3", " --models --measured"}) {
+    auto r = test::run_shell(list + args + " 2>&1");
+    EXPECT_EQ(r.rc, 2) << args << ": " << r.out;
+    EXPECT_NE(r.out.find("excludes"), std::string::npos) << r.out;
+  }
+  auto r = test::run_shell(list + " --models --model qwen3 2>&1");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_NE(r.out.find("Qwen3-0.6B"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace rb

@@ -59,14 +59,18 @@ void add_list(CLI::App& app, Action& action) {
   auto* cmd = app.add_subcommand("list", "List the catalog's recipes (or --models, --hardware)");
   auto opts = std::make_shared<rb::cli::ListOptions>();
   auto flags = std::make_shared<std::pair<bool, bool>>(false, false);
-  cmd->add_flag("--models", flags->first, "List models instead of recipes");
-  cmd->add_flag("--hardware", flags->second, "List GPUs instead of recipes");
-  cmd->add_option("--model", opts->model, "Model name, alias, Hugging Face id or family (substring)");
-  cmd->add_option("--mode", opts->mode, "pretrain | sft | peft");
-  cmd->add_option("--gpu", opts->gpu, "GPU type: h100, b200, gb300, ...");
-  cmd->add_option("--gpus", opts->gpus, "Exact GPU count")->check(kPositive);
-  cmd->add_option("--kind", opts->kind, "library | performance | verified | measured");
-  cmd->add_flag("--measured", opts->measured, "Only recipes with a measured result");
+  auto* models = cmd->add_flag("--models", flags->first, "List models instead of recipes");
+  auto* hardware = cmd->add_flag("--hardware", flags->second, "List GPUs instead of recipes");
+  models->excludes(hardware);
+  cmd->add_option("--model", opts->model, "Model name, alias, Hugging Face id or family (substring)")->excludes(hardware);
+  // The recipe filters: with --models or --hardware they would be ignored, so they are refused.
+  for (CLI::Option* recipe_filter :
+       {cmd->add_option("--mode", opts->mode, "pretrain | sft | peft"),
+        cmd->add_option("--gpu", opts->gpu, "GPU type: h100, b200, gb300, ..."),
+        cmd->add_option("--gpus", opts->gpus, "Exact GPU count")->check(kPositive),
+        cmd->add_option("--kind", opts->kind, "library | performance | verified | measured"),
+        cmd->add_flag("--measured", opts->measured, "Only recipes with a measured result")})
+    recipe_filter->excludes(models)->excludes(hardware);
   cmd->add_option("--limit", opts->limit, "Print at most N rows (default 0: all)")->check(kNonNegative);
   cmd->footer(
       "Examples:\n"
