@@ -78,6 +78,7 @@ const std::map<std::string, Json>& cases() {
       {"fp8_attention", {{"precision", "fp8_cs"}, {"fp8_attention", true}}},
       {"distributed_optimizer_instances", {{"fsdp", true}, {"distributed_optimizer_instances", 2}}},  // HSDP 2 x 8
       {"cp_comm_type", {{"cp", 2}, {"cp_comm_type", "a2a"}}},
+      {"fp4_param_gather", {{"gpu", "b200"}, {"precision", "nvfp4"}, {"fp4_param_gather", false}}},  // NVFP4: Blackwell
   };
   return c;
 }
@@ -241,9 +242,7 @@ TEST(LayoutFields, EveryLayoutFieldHasARow) {
   // Layout's members that are not a user's to set: DP follows from the GPU count; the TE RNG
   // tracker is forced on with CUDA graphs (launch_spec.cpp). Every other member changes memory or
   // time (or how the run is launched) and has a row: a new member needs one (layout_fields.cpp).
-  // fp4_param_gather is read from a record's features.settings only (Bridge's Nemotron 3 Super NVFP4
-  // recipes turn it off) and has no flag yet.
-  constexpr size_t kNotRows = 3;  // dp, te_rng_tracker, fp4_param_gather
+  constexpr size_t kNotRows = 2;  // dp, te_rng_tracker
   EXPECT_EQ(member_count<Layout>(), layout_fields().size() + kNotRows)
       << "a Layout member without a row of core/layout_fields.cpp";
   // Each plain row names a distinct member.

@@ -216,6 +216,7 @@ std::string cross_entropy_impl_text(const Layout& l) {
 bool cross_entropy_fused(const Layout& l) { return l.cross_entropy_loss_fusion; }
 // The BF16 first/last layers mean something only under an FP8 or FP4 recipe.
 bool quantized(const Layout& l) { return l.precision != Precision::kBf16; }
+bool nvfp4(const Layout& l) { return l.precision == Precision::kNvfp4; }
 bool sharded_optimizer(const Layout& l) { return l.fsdp || l.distributed_optimizer; }
 // --bf16-modules / --mxfp8-modules: lists of GemmModule names; "none" clears a recipe's.
 Result<void> apply_module_list(const std::string& text, uint32_t& out, const char* flag) {
@@ -470,6 +471,15 @@ const std::array kLayoutFields{
                                     "Core attention in FP8 under an FP8/FP4 recipe (fp8_dot_product_attention)",
                                     &F::fp8_attention, &L::fp8_attention, "features.fp8_attention",
                                     "mixed_precision.fp8_dot_product_attention", "", P::kFixed, D::kNone))),
+    // Under NVFP4, the parameters all-gathered in FP4 (Layout::fp4_param_gather): on as Bridge's
+    // bf16_with_nvfp4_mixed sets it, off in the Nemotron 3 Super performance recipes. A flag, so an
+    // estimate's "as flags" line gives those recipes back (--no-fp4-param-gather).
+    when_in_force(nvfp4,
+                  when_set(bool_row("fp4_param_gather",
+                                    "Under NVFP4: all-gather the parameters in FP4 (default on; off keeps BF16 weights "
+                                    "and their gather)",
+                                    &F::fp4_param_gather, &L::fp4_param_gather, "features.settings.fp4_param_gather",
+                                    "mixed_precision.fp4_param_gather", "--fp4-param-gather", P::kFixed, D::kNone))),
 };
 }  // namespace
 

@@ -59,6 +59,7 @@ struct LayoutFlags {
 
   // TE's fused grouped expert MLP (use_transformer_engine_op_fuser) and FP8 core attention.
   std::optional<bool> fused_grouped_mlp, fp8_attention;
+  std::optional<bool> fp4_param_gather;  // under NVFP4 (on by default, as Bridge's bf16_with_nvfp4_mixed)
 
   [[nodiscard]] bool any() const;
 };
