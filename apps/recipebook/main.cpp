@@ -179,7 +179,7 @@ void add_estimate(CLI::App& app, Action& action) {
   add_layout_flags(cmd, opts->args);
   cmd->add_option("--batch", opts->batch_file,
                   "JSON Lines file ('-' = stdin): one layout per line, the flags' keys with underscores; "
-                  "one JSON line out per line in");
+                  "one JSON line out per non-blank line in, with its line number as `line`");
   cmd->footer(
       "Examples:\n"
       "  recipebook estimate --model Qwen3.5-397B-A17B --gpu b200 --gpus 48 --tp 2 --pp 6 --ep 8 --etp 1 \\\n"
