@@ -433,10 +433,7 @@ void link_recipe_model(Recipe& rec, const Model& m) {
   if (!m.has_architecture) return;
   if (!m.is_moe() && rec.dense_layout_given) rec.layout_known = true;  // record_check.hpp record_layout_known
   Layout& l = rec.layout;
-  if (!rec.etp_recorded)
-    l.etp = m.is_moe() ? default_etp(l, rec.framework == "megatron-bridge" ? EtpDefault::kMegatronBridge
-                                                                              : EtpDefault::kMegatronCore)
-                       : 1;
+  apply_unset_etp(l, m.is_moe(), /*etp_given=*/false, &rec);  // the record's own ETP, else Megatron's default
   // `full` graphs the whole layer, whatever it holds: the modules of the layer kinds the model has.
   if (rec.cuda_graph_whole_layer) {
     uint32_t held = 0;

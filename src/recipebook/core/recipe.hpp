@@ -122,8 +122,9 @@ struct Recipe {
 // The ETP of a layout that gives none (no --etp, and a record, if any, that omits it): Megatron's
 // default for the degrees as given (layout.hpp default_etp): Megatron-Bridge's for a Bridge record,
 // Megatron-Core's (TP) for flags alone or another framework's record. A dense model has no experts
-// to split: 1. `estimate` (layout_args.cpp resolve_setup) and `launch` (emit/launch_spec.cpp
-// build_launch_spec) both apply it, so the ETP launch writes is the one its memory check estimated.
+// to split: 1. The catalog (recipe_layout.cpp link_recipe_model), `estimate` (layout_args.cpp
+// resolve_setup) and `launch` (emit/launch_spec.cpp build_launch_spec) all apply it, so the ETP
+// launch writes is the one its memory check estimated.
 inline void apply_unset_etp(Layout& l, bool moe, bool etp_given, const Recipe* record) {
   if (etp_given || (record != nullptr && record->etp_recorded)) return;
   if (!moe) {
