@@ -287,15 +287,15 @@ tl::expected<LayoutArgs, std::vector<Error>> layout_args_from_json(const nlohman
     auto type_error = [&, k = key](const char* want) {
       return Error("\"" + k + "\" must be " + want + ", found " + std::string(v.type_name()));
     };
-    auto get_int = [&](auto& out) -> std::optional<Error> {
+    // `min`: the flag's own bound (a count is at least 1, as kPositive checks it; 0 would read as
+    // "the recipe's" once merged).
+    auto get_int = [&](auto& out, int64_t min = std::numeric_limits<int64_t>::min()) -> std::optional<Error> {
       using T = std::remove_reference_t<decltype(out)>;
       if (!v.is_number_integer()) return type_error("an integer");
       const auto wide = v.get<int64_t>();
       if (wide < std::numeric_limits<T>::min() || wide > std::numeric_limits<T>::max())
         return Error("\"" + key + "\" is out of range: " + std::to_string(wide));
-      // A count is at least 1, as the flags check (0 would read as "the recipe's").
-      const bool count = key == "gpus" || key == "gpus_per_node" || key == "seq" || key == "gbs";
-      if (count && wide < 1) return Error(fmt::format("\"{}\" must be at least 1, not {}", key, wide));
+      if (wide < min) return Error(fmt::format("\"{}\" must be at least {}, not {}", key, min, wide));
       out = static_cast<T>(wide);
       return std::nullopt;
     };
@@ -309,10 +309,10 @@ tl::expected<LayoutArgs, std::vector<Error>> layout_args_from_json(const nlohman
     else if (key == "model") err = get_str(a.model);
     else if (key == "gpu") err = get_str(a.gpu);
     else if (key == "mode") err = get_str(a.mode);
-    else if (key == "gpus") err = get_int(a.gpus);
-    else if (key == "gpus_per_node") err = get_int(a.gpus_per_node);
-    else if (key == "seq") err = get_int(a.seq);
-    else if (key == "gbs") err = get_int(a.gbs);
+    else if (key == "gpus") err = get_int(a.gpus, 1);
+    else if (key == "gpus_per_node") err = get_int(a.gpus_per_node, 1);
+    else if (key == "seq") err = get_int(a.seq, 1);
+    else if (key == "gbs") err = get_int(a.gbs, 1);
     else if (key == "max_pixels") err = get_int(a.max_pixels);
     else if (key == "images_per_sample") err = get_int(a.images_per_sample);
     else if (key == "vision_graph_patches") err = get_int(a.vision_graph_patches);
