@@ -162,7 +162,10 @@ Result<std::vector<std::string>> megatron_model_args(const LaunchSpec& spec) {
   if (!m.tied_embeddings) add(out, "--untie-embeddings-and-output-weights");
   if (!m.mlp_bias && !m.attn.out_bias) add(out, "--disable-bias-linear");
   if (m.attn.qkv_bias) add(out, "--add-qkv-bias");
-  if (m.attn.qk_norm) add(out, "--qk-layernorm");
+  // MLA's q_a_layernorm and kv_a_layernorm (which the parameter count holds) exist in Megatron-Core
+  // only under --qk-layernorm (gpt_layer_specs.py: the q/kv up projections become layer-norm linears),
+  // as Megatron-Bridge's DeepSeek, Kimi and GLM-5 bridges set qk_layernorm = True.
+  if (m.attn.qk_norm || mixer == MixerKind::kMla) add(out, "--qk-layernorm");
   if (m.is_moe()) {
     add(out, "--num-experts", m.moe.experts);
     add(out, "--moe-router-topk", m.moe.top_k);

@@ -92,6 +92,9 @@ TEST(LaunchMegatron, DeepSeekV3RouterAndYarn) {
   EXPECT_EQ(value(w, "--moe-router-num-groups"), "8");
   EXPECT_EQ(value(w, "--moe-router-group-topk"), "4");
   EXPECT_EQ(value(w, "--position-embedding-type"), "rope");  // MLA keeps rope (YaRN is its rope_type)
+  // q_a_layernorm and kv_a_layernorm: Megatron-Core builds them only under --qk-layernorm (it was
+  // missing: a model without DeepSeek-V3's two latent norms).
+  EXPECT_TRUE(has(w, "--qk-layernorm"));
   auto ok = check_entry_words(pretrain_gpt_entry(), w, true);
   EXPECT_TRUE(ok) << ok.error().str();
 }
