@@ -325,6 +325,31 @@ TEST(RecommendLaunch, LaunchOfTheJsonIsTheCommandRecommendPrinted) {
   }
 }
 
+// A recommendation whose layout does not fit prints no command, and its JSON's `launch` is null:
+// launching that JSON is refused with recommend's reason and writes nothing (it wrote a script for
+// the root's layout, without the global batch).
+TEST(RecommendLaunch, NothingToLaunchWhenRecommendPrintedNoCommand) {
+  RecommendOptions o;
+  o.model = "llama3-70b";
+  o.gpu = "h100";
+  o.gpus = 2;
+  o.mode = "pretrain";
+  const Out r = recommend(o, true);
+  ASSERT_EQ(r.rc, 1) << r.out;
+  const Json j = Json::parse(r.out);
+  ASSERT_TRUE(j["launch"].is_null()) << r.out;
+  test::TempDir dir;
+  LaunchOptions l;
+  l.source = dir.write("rec.json", r.out);
+  l.targets = {"bridge"};
+  l.out_dir = dir.file("out");
+  const Out s = launch(l);
+  EXPECT_EQ(s.rc, kExitUsage) << s.out << s.err;  // an input launch cannot use, as any bad plan file
+  EXPECT_NE(s.err.find("nothing to launch"), std::string::npos) << s.err;
+  EXPECT_NE(s.err.find("GiB"), std::string::npos) << s.err;  // recommend's reason: the memory it needs
+  EXPECT_FALSE(std::filesystem::exists(dir.file("out")));
+}
+
 // Issue "answers a user can copy" 6: Qwen3-30B-A3B SFT on 16 H100 showed "measured 459 tokens/s/GPU on
 // 8 x h100" beside a 16-GPU prediction; the measurement was 16 GPUs, seq 32768, TP8 CP2 EP8.
 TEST(RecommendLaunch, TheRecipeForTheAskedCountAndMeasurementsWithTheirLayout) {

@@ -37,6 +37,16 @@ Result<void> read_plan_request(const std::string& path, int pick, SpecRequest& r
   if (root.is_array()) {
     collect(root);
   } else if (root.is_object()) {
+    // `recommend --json` holds `launch: null` when its layout has no runnable command (it does not
+    // fit, or the rules refuse it): nothing to launch, and not its root's layout in its place.
+    if (root.contains("launch") && root["launch"].is_null()) {
+      std::string why = "recommend printed no runnable command for it";
+      if (const Json* c = root.contains("command") && root["command"].is_object() ? &root["command"] : nullptr;
+          c && c->contains("notes") && (*c)["notes"].is_array() && !(*c)["notes"].empty() && (*c)["notes"][0].is_string())
+        why = (*c)["notes"][0].get<std::string>();
+      return fail("the recommendation has nothing to launch: " + why, {path},
+                  "run recommend again with more GPUs (it names the smallest count that fits), or launch a plan entry");
+    }
     if (root.contains("launch") && root["launch"].is_object()) entries.push_back(&root["launch"]);
     for (const char* key : {"plans", "candidates", "top", "layouts", "results", "entries"})
       if (root.contains(key) && root[key].is_array() && entries.empty()) {
