@@ -10,6 +10,7 @@
 
 #include "cli_support.hpp"
 #include "test_support.hpp"  // TempDir
+#include "recipebook/emit/launch_test_util.hpp"  // run_shell
 #include "recipebook/catalog/catalog.hpp"
 #include "recipebook/cmd_launch.hpp"
 #include "recipebook/cmd_plan.hpp"
@@ -178,6 +179,35 @@ TEST(RecommendFleetCli, NamesTheTypeAndCountWithItsReason) {
   for (const Json& t : j["best_per_type"])  // objective cost: both have a price
     EXPECT_LE(j["recommendation"]["usd"].get<double>(), t["usd"].get<double>()) << t["gpu"] << " vs " << gpu;
   EXPECT_EQ(j["plan"]["objective"], "cost");
+}
+
+// The commands the answer prints run as printed: `plan` with them puts the answer's layout first
+// (the line dropped --seq and --gbs and named recommend, whose recipe-based layout differs).
+TEST(RecommendFleetCli, ThePrintedPlanCommandGivesTheAnswer) {
+  RecommendOptions o;
+  o.model = "llama3-8b";
+  o.gpu = "h100,b200";
+  o.gpus = 8;
+  o.gbs = 128;
+  o.seq = 8192;
+  o.tokens = "100B";
+  o.threads = 2;
+  const Json j = Json::parse(recommend(o, true).out);
+  const Out text = recommend(o, false);
+  ASSERT_EQ(text.rc, 0) << text.err;
+  const std::string lead = "this layout: recipebook plan ";
+  const size_t at = text.out.find(lead);
+  ASSERT_NE(at, std::string::npos) << text.out;
+  const size_t end = text.out.find(" (its first row", at);
+  ASSERT_NE(end, std::string::npos) << text.out;
+  const std::string args = text.out.substr(at + lead.size(), end - at - lead.size());
+  EXPECT_NE(args.find("--seq 8192 --gbs 128"), std::string::npos) << args;
+  const auto r = test::run_shell(std::string(RB_BINARY) + " plan " + args + " --json --top 1");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  const Json p = Json::parse(r.out);
+  EXPECT_NEAR(p["top"][0]["tokens_per_s_per_gpu"].get<double>(),
+              j["recommendation"]["tokens_per_s_per_gpu"].get<double>(), 0.5) << r.out;
+  EXPECT_NE(text.out.find("the closest recipe, resized: recipebook recommend " + args), std::string::npos) << text.out;
 }
 
 TEST(RecommendFleetCli, OneTypeStillNeedsGpusAndMode) {

@@ -111,8 +111,16 @@ int run_recommend_fleet(const RecommendOptions& r, const Context& ctx, const Cat
     out += fmt::format("  {:<6} {:>5} GPUs  {:>8.2f} days  {:>12.0f} GPU-hours  {}\n", setup->gpus[g].hardware.name, e.gpus,
                        e.days, e.gpu_hours, e.usd > 0 ? fmt::format("${:.0f}", e.usd) : "no price");
   }
-  out += fmt::format("the recipe and command: recipebook recommend --model {} --gpu {} --gpus {} --mode {}\n", r.model, name,
-                     b.gpus, mode_name(w.mode));
+  // The answer is the planner's best layout at that count: `plan` with the same workload prints it
+  // as its first row (and `launch plan.json` its command); `recommend` at that count starts from the
+  // closest recipe instead, whose resized layout and figure are its own.
+  std::string same = fmt::format("--model {} --gpu {} --gpus {} --mode {} --seq {} --gbs {}", r.model, name, b.gpus,
+                                 mode_name(w.mode), w.seq, w.gbs);
+  if (!r.precision.empty()) same += " --precision " + r.precision;
+  if (r.gpus_per_node > 0) same += fmt::format(" --gpus-per-node {}", r.gpus_per_node);
+  if (r.headroom != kDefaultHeadroom) same += " --headroom " + r.headroom;
+  out += fmt::format("this layout: recipebook plan {} (its first row; `launch plan.json` writes its command)\n", same);
+  out += fmt::format("the closest recipe, resized: recipebook recommend {}\n", same);
   ctx.out << out;
   return kExitOk;
 }
