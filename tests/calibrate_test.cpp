@@ -108,6 +108,41 @@ TEST(CalibrateCrossCheck, TheRunItsLogDescribesIsWrittenAndPassesCheck) {
   EXPECT_EQ(run_check(co, Context{out, err, {}, false, false}), kExitOk) << out.str() << err.str();
 }
 
+// The same model, GPUs, batch and sequence on another layout: a result is the measurement of its
+// record's layout (show and the accuracy bench compare it with that layout's estimate), so a log of
+// TP 2 PP 2 is refused for a TP 4 PP 1 VP 2 record, naming each degree (it was written).
+TEST(CalibrateCrossCheck, RefusesTheLogOfAnotherLayout) {
+  test::TempDir tmp;
+  LaunchOptions lo;
+  lo.model = "Llama-3-8B";
+  lo.gpu = "h100";
+  lo.gpus = 16;
+  lo.seq = 8192;
+  lo.gbs = 128;
+  lo.layout.tp = 4;
+  lo.layout.pp = 2;
+  lo.layout.vp = 2;
+  lo.name = "llama3-8b-16gpu";
+  lo.targets = {"recipe"};
+  lo.out_dir = tmp.path();
+  {
+    std::ostringstream out, err;
+    ASSERT_EQ(run_launch(lo, Context{out, err, {}, false, false}), kExitOk) << err.str();
+  }
+  const std::string file = tmp.file("llama3-8b-16gpu.recipe.yaml");
+  const std::string before = test::read_text(file);
+  CalibrateOptions o;
+  o.logs = {log_path("llama8b_16gpu.log")};
+  o.recipe = file;
+  const Out r = calibrate_cmd(o);
+  EXPECT_EQ(r.rc, kExitFindings) << r.err;
+  EXPECT_EQ(test::read_text(file), before);
+  for (const char* want : {"the log's tensor_model_parallel_size is 2, but TP (the recipe ", ") is 4",
+                           "the log's virtual_pipeline_model_parallel_size is 1, but VP (the recipe "})
+    EXPECT_NE(r.err.find(want), std::string::npos) << want << "\n" << r.err;
+  EXPECT_EQ(r.err.find("pipeline_model_parallel_size is 2, but PP"), std::string::npos) << r.err;  // PP 2 agrees
+}
+
 TEST(CalibrateCrossCheck, ImplausibleMfuIsAWarning) {
   CalibrateOptions o;
   o.logs = {log_path("llama8b_16gpu.log")};

@@ -42,6 +42,7 @@ struct RecordInfo {
   int64_t seq = 0, gbs = 0;
   int gpus = 0;
   std::string model, gpu, precision;
+  RunClaims::Layout layout;  // what `layout:` states (0 = not stated)
 };
 
 Result<RecordInfo> read_record(const std::string& path) {
@@ -62,6 +63,13 @@ Result<RecordInfo> read_record(const std::string& path) {
     if (const YNode* s = w->get("row_tokens")) r.seq = s->as_int().value_or(0);
     if (const YNode* b = w->get("global_batch")) r.gbs = b->as_int().value_or(0);
     r.precision = str(w->get("precision"));
+  }
+  if (const YNode* l = tree->get("layout"); l != nullptr && l->is_map()) {
+    auto degree = [&](const char* key) {
+      const YNode* n = l->get(key);
+      return n != nullptr ? static_cast<int>(n->as_int().value_or(0)) : 0;
+    };
+    r.layout = {degree("tp"), degree("pp"), degree("vpp"), degree("cp"), degree("ep"), degree("rows_per_microbatch")};
   }
   return r;
 }
@@ -116,6 +124,8 @@ int run_calibrate(const CalibrateOptions& o, const Context& ctx) {
   // --gbs is only the fallback for lines that print none; the record's batch is what it claims.
   claims.gbs = rec.gbs > 0 ? rec.gbs : o.gbs;
   claims.gbs_from = from(rec.gbs <= 0 && o.gbs > 0, rec.gbs > 0, "gbs");
+  claims.layout = rec.layout;
+  claims.layout_from = "the recipe " + o.recipe;
   auto summary = summarize_runs(runs, seq, gbs);
   if (!summary) return report(ctx, summary.error());
 

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "recipebook/core/strings.hpp"
+
 namespace rb {
 namespace {
 
@@ -159,10 +161,17 @@ bool read_fields(std::string_view rest, LogIteration& li) {
 void read_arg(std::string_view s, std::map<std::string, std::string>& args) {
   s = trim(s);
   // "using world size: 16, data-parallel size: 2, ..." (megatron/training/arguments.py validate_args).
-  if (constexpr std::string_view lead = "using world size: "; s.starts_with(lead)) {
-    const std::string_view rest = s.substr(lead.size());
-    const size_t end = rest.find_first_not_of("0123456789");
-    if (end != 0) args.emplace("world_size", std::string(rest.substr(0, end)));
+  // Each "<name> size: N" of it is the argument dump's <name>_size (the dump, when printed, agrees).
+  if (s.starts_with("using world size: ")) {
+    for (const std::string& part : split_trimmed(s.substr(6), ',')) {
+      const size_t colon = part.find(" size: ");
+      if (colon == std::string::npos) continue;
+      const std::string value = part.substr(colon + 7);
+      if (!all_digits(value)) continue;
+      std::string key = part.substr(0, colon) + "_size";
+      std::replace(key.begin(), key.end(), '-', '_');
+      args.emplace(std::move(key), value);
+    }
     return;
   }
   const size_t sp = s.find(' ');

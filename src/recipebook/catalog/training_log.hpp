@@ -147,11 +147,18 @@ struct RunClaims {
   int layers = 0;                          // the model's decoder layers
   std::optional<double> flops_per_token;   // the model's Megatron FLOPs per token at `seq`
   double tokens_per_s_per_gpu = 0;         // measured with `gpus`
+  // The layout the record states (0 = not stated), compared with the log's parallel sizes: a result
+  // is the measurement of its record's layout (`show` compares it with that layout's estimate).
+  struct Layout {
+    int tp = 0, pp = 0, vp = 0, cp = 0, ep = 0, mbs = 0;
+  } layout;
+  std::string layout_from;
 };
 
 struct LogMismatch {
   std::string file;     // the log, or "" for a figure of all the logs together
-  std::string field;    // "world_size", "global_batch_size", "seq_length", "hidden_size", "num_layers", "TFLOP/s"
+  std::string field;    // "world_size", "global_batch_size", "seq_length", "hidden_size", "num_layers",
+                        // "tensor_model_parallel_size" (and the other parallel sizes), "TFLOP/s"
   std::string message;  // both values and where each comes from
 };
 

@@ -33,6 +33,17 @@ std::vector<LogMismatch> cross_check(const std::vector<const TrainingLog*>& logs
       differ(*log, "hidden_size", log->arg_int("hidden_size"), c.hidden, c.model + "'s hidden size is");
       differ(*log, "num_layers", log->arg_int("num_layers"), c.layers, c.model + "'s decoder layer count is");
     }
+    const RunClaims::Layout& l = c.layout;
+    const std::string from = " (" + c.layout_from + ") is";
+    differ(*log, "tensor_model_parallel_size", log->arg_int("tensor_model_parallel_size"), l.tp, "TP" + from);
+    differ(*log, "pipeline_model_parallel_size", log->arg_int("pipeline_model_parallel_size"), l.pp, "PP" + from);
+    differ(*log, "context_parallel_size", log->arg_int("context_parallel_size"), l.cp, "CP" + from);
+    differ(*log, "expert_model_parallel_size", log->arg_int("expert_model_parallel_size"), l.ep, "EP" + from);
+    differ(*log, "micro_batch_size", log->arg_int("micro_batch_size"), l.mbs, "the micro batch" + from);
+    // The dump prints None without interleaving: one virtual stage.
+    std::optional<int64_t> vp = log->arg_int("virtual_pipeline_model_parallel_size");
+    if (auto it = log->args.find("virtual_pipeline_model_parallel_size"); it != log->args.end() && it->second == "None") vp = 1;
+    differ(*log, "virtual_pipeline_model_parallel_size", vp, l.vp, "VP" + from);
   }
   // Megatron's own FLOPs count per GPU per second against the model's at the claimed GPU count: a
   // wrong model, sequence or GPU count moves one and not the other.

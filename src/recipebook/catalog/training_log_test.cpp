@@ -344,6 +344,24 @@ TEST(TrainingLog, ThroughputIsTokensOverTimeForAnyStepTimes) {
   });
 }
 
+// Without an argument dump (Megatron prints it on rank 0 only), the world-size line alone gives the
+// parallel sizes calibrate compares with the record's layout.
+TEST(TrainingLogCrossCheck, TheWorldSizeLineGivesEachParallelSize) {
+  const std::string text =
+      "using world size: 64, data-parallel size: 2, context-parallel size: 2, hierarchical context-parallel sizes: "
+      "None, tensor-model-parallel size: 4, pipeline-model-parallel size: 4\n"
+      " iteration        1/      10 | consumed samples:          256 | elapsed time per iteration (ms): 36400.0 | "
+      "global batch size:   256 | lm loss: 1.0E+01 |\n";
+  auto log = parse_training_log(text, "x.log");
+  ASSERT_TRUE(log.has_value()) << log.error().str();
+  EXPECT_EQ(log->arg_int("world_size"), 64);
+  EXPECT_EQ(log->arg_int("data_parallel_size"), 2);
+  EXPECT_EQ(log->arg_int("context_parallel_size"), 2);
+  EXPECT_EQ(log->arg_int("tensor_model_parallel_size"), 4);
+  EXPECT_EQ(log->arg_int("pipeline_model_parallel_size"), 4);
+  EXPECT_FALSE(log->args.contains("hierarchical_context_parallel_sizes"));
+}
+
 TEST(TrainingLogCrossCheck, ReadsTheWorldSizeLineAndNamesEveryDifference) {
   const TrainingLog log = parse_fixture("llama8b_16gpu.log");
   EXPECT_EQ(log.arg_int("world_size"), 16);

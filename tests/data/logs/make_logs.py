@@ -134,14 +134,15 @@ def nan_loss():
 LLAMA8B_MS = [20000.0, 9500.0] + [7950.0 if i % 2 == 0 else 8050.0 for i in range(18)]
 
 
-def megatron_run(world, dp, tp, pp, gbs, seq, hidden, layers, heads, step_ms, loss0, tflops_at):
+def megatron_run(world, dp, tp, pp, gbs, seq, hidden, layers, heads, step_ms, loss0, tflops_at, cp=1, vp=None):
     """A Megatron-LM run of the given shape: its world-size line, the argument dump, and one iteration
     line per step time, the logged TFLOP/s given by tflops_at(ms)."""
-    out = ["using world size: {}, data-parallel size: {}, context-parallel size: 1, hierarchical context-parallel "
-           "sizes: None, tensor-model-parallel size: {}, pipeline-model-parallel size: {}".format(world, dp, tp, pp)]
+    out = ["using world size: {}, data-parallel size: {}, context-parallel size: {}, hierarchical context-parallel "
+           "sizes: None, tensor-model-parallel size: {}, pipeline-model-parallel size: {}".format(world, dp, cp, tp, pp)]
     out += args_dump({"seq_length": seq, "world_size": world, "global_batch_size": gbs, "micro_batch_size": 1,
                       "hidden_size": hidden, "num_layers": layers, "num_attention_heads": heads,
-                      "tensor_model_parallel_size": tp, "pipeline_model_parallel_size": pp, "log_interval": 1,
+                      "tensor_model_parallel_size": tp, "pipeline_model_parallel_size": pp,
+                      "context_parallel_size": cp, "virtual_pipeline_model_parallel_size": vp, "log_interval": 1,
                       "train_iters": len(step_ms)})
     t = T0
     for i, ms in enumerate(step_ms, start=1):
@@ -155,15 +156,16 @@ def llama8b_16gpu():
 
 
 # The README's first session: a sample log of llama3_70b_pretrain_64gpu_h100_bf16_config (64 H100,
-# GBS 256, seq 8192). Synthetic, like every log here: 36-37 s steps (about 900 tokens/s/GPU), TFLOP/s
-# at the 449.2 GFLOP/token Megatron-Bridge publishes for this model and sequence.
+# GBS 256, seq 8192, the recipe's TP 4 PP 4 VP 5 CP 2, so DP 2). Synthetic, like every log here:
+# 36-37 s steps (about 900 tokens/s/GPU), TFLOP/s at the 449.2 GFLOP/token Megatron-Bridge publishes
+# for this model and sequence.
 LLAMA70B_MS = [61000.0, 39000.0, 37500.0] + [36400.0 if i % 2 == 0 else 36800.0 for i in range(17)]
 
 
 def llama70b_64gpu():
     tokens_per_gpu_s = lambda ms: 256 * 8192 / 64 / (ms / 1000.0)
-    return megatron_run(64, 2, 4, 8, 256, 8192, 8192, 80, 64, LLAMA70B_MS, 11.2,
-                        lambda ms: 449.2e9 * tokens_per_gpu_s(ms) / 1e12)
+    return megatron_run(64, 2, 4, 4, 256, 8192, 8192, 80, 64, LLAMA70B_MS, 11.2,
+                        lambda ms: 449.2e9 * tokens_per_gpu_s(ms) / 1e12, cp=2, vp=5)
 
 
 def no_iterations():
