@@ -226,6 +226,7 @@ not json
 {"tp": 1, "pp": 2, "mbs": 2}
 {"precision": "fp7"}
 {"tp": 4, "tp_comm_overlap": true}
+{"tp": 4, "tp": 8}
 )");
   EstimateOptions o = llama8b_on_8();
   o.batch_file = file;
@@ -234,8 +235,8 @@ not json
   std::vector<Json> lines;
   std::istringstream in(r.out);
   for (std::string l; std::getline(in, l);) lines.push_back(Json::parse(l));
-  ASSERT_EQ(lines.size(), 7u) << r.out;  // the blank line gets no answer
-  const std::vector<int> numbers{1, 2, 3, 5, 6, 7, 8};
+  ASSERT_EQ(lines.size(), 8u) << r.out;  // the blank line gets no answer
+  const std::vector<int> numbers{1, 2, 3, 5, 6, 7, 8, 9};
   for (size_t i = 0; i < lines.size(); ++i) EXPECT_EQ(lines[i]["line"], numbers[i]);
   EXPECT_GT(lines[0]["tokens_per_s_per_gpu"].get<double>(), 0.0);
   EXPECT_NE(lines[1]["errors"][0]["message"].get<std::string>().find("not valid JSON"), std::string::npos);
@@ -246,6 +247,10 @@ not json
   EXPECT_EQ(lines[5]["errors"][0]["message"].get<std::string>().rfind("\"precision\": unknown precision", 0), 0u)
       << lines[5];
   EXPECT_GT(lines[6]["tokens_per_s_per_gpu"].get<double>(), 0.0);
+  // A key given twice is refused (it was estimated with the last value), naming the key.
+  ASSERT_TRUE(lines[7].contains("errors")) << lines[7];
+  EXPECT_EQ(lines[7]["errors"][0]["where"], "tp") << lines[7];
+  EXPECT_NE(lines[7]["errors"][0]["message"].get<std::string>().find("given twice"), std::string::npos) << lines[7];
 }
 
 TEST(EstimateCli, OverlapAndGraphFlagsReachTheEstimate) {

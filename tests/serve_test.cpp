@@ -256,6 +256,25 @@ TEST(ServeApi, PlanPastTheServersLimitsIs422) {
   EXPECT_EQ(counts.status, 422) << counts.body;
 }
 
+// Every error of a plan body at once, key errors and the server's limits together (400: a key is
+// wrong; 422 only when nothing but a limit is); a key given twice is an error, not the last value.
+TEST(ServeApi, PlanBodyErrorsAllAtOnceAndDuplicateKeys) {
+  const auto r = post("plan", R"({"model":"llama3-8b","gpu":"h100","gpus":"8..65536","gbs":64,"foo":1,"top":0})");
+  EXPECT_EQ(r.status, 400) << r.body;
+  const Json j = Json::parse(r.body);
+  std::string where;
+  for (const Json& e : j["errors"]) where += e.value("where", "") + " ";
+  for (const char* k : {"foo", "top"}) EXPECT_NE(where.find(k), std::string::npos) << k << " in " << r.body;
+  EXPECT_NE(r.body.find("past the server's limit"), std::string::npos) << r.body;
+  const auto twice = post("estimate", R"({"model":"llama3-8b","gpu":"h100","gpus":8,"gbs":64,"tp":4,"tp":8})");
+  EXPECT_EQ(twice.status, 400) << twice.body;
+  EXPECT_EQ(first_error(twice)["where"], "tp") << twice.body;
+  EXPECT_NE(twice.body.find("given twice"), std::string::npos) << twice.body;
+  const auto bad = post("estimate", R"({"model":"llama3-8b",)");
+  EXPECT_EQ(bad.status, 400) << bad.body;
+  EXPECT_NE(bad.body.find("line 1, column"), std::string::npos) << bad.body;
+}
+
 TEST(ServeApi, TheServerReadsNoFiles) {
   EXPECT_EQ(post("estimate", R"({"model":"/etc/passwd","gpu":"h100","gpus":8,"gbs":64})").status, 400);
   EXPECT_EQ(post("launch", R"({"source":"../plan.json"})").status, 400);

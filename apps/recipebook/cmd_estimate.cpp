@@ -232,12 +232,14 @@ int run_batch(const EstimateOptions& opts, const Catalog& cat, const Context& ct
             {{"rule", "RB-INPUT"}, {"severity", "error"}, {"message", e.message}, {"fix", e.fix}, {"where", e.where.str()}});
       ctx.out << j.dump() << "\n";
     };
-    Json parsed = Json::parse(line, nullptr, false);
-    if (parsed.is_discarded()) {
-      fail_line({Error(opts.batch_file + ":" + std::to_string(n) + ": not valid JSON")});
+    auto parsed = parse_json_body(line);
+    if (!parsed) {
+      std::vector<Error> errors = parsed.error();
+      for (Error& e : errors) e.message = opts.batch_file + ":" + std::to_string(n) + ": " + e.message;
+      fail_line(errors);
       continue;
     }
-    auto args = layout_args_from_json(parsed, opts.args);
+    auto args = layout_args_from_json(*parsed, opts.args);
     if (!args) {
       fail_line(args.error());
       continue;

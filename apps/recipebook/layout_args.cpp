@@ -242,10 +242,13 @@ RuleInput rule_input(const Setup& s) {
   return in;
 }
 
-std::string flags_text(const Layout& l) {
+namespace {
+
+std::string flags_text_of(const Layout& l, bool fixed_only) {
   const Layout defaults;
   std::string out;
   for (const LayoutField& r : layout_fields()) {
+    if (fixed_only && (r.plan != PlanRole::kFixed || field_text(r, l) == field_text(r, defaults))) continue;
     // A field that means nothing beside the others (recompute_layers without full recompute), or
     // whose value estimate takes without its flag (its row's `implied`, else Layout's default).
     if (!field_in_force(r, l) || (r.implied != nullptr ? r.implied(l) : field_text(r, l) == field_text(r, defaults)))
@@ -262,6 +265,47 @@ std::string flags_text(const Layout& l) {
     out += name + " " + (quote ? "'" + value + "'" : value);
   }
   return out;
+}
+
+}  // namespace
+
+std::string flags_text(const Layout& l) { return flags_text_of(l, false); }
+std::string fixed_flags_text(const Layout& l) { return flags_text_of(l, true); }
+
+tl::expected<nlohmann::json, std::vector<Error>> parse_json_body(std::string_view text) {
+  using Json = nlohmann::json;
+  std::vector<Error> errors;
+  std::vector<std::vector<std::string>> keys;  // the keys seen in each object being read, innermost last
+  const Json::parser_callback_t seen = [&](int, Json::parse_event_t event, Json& parsed) {
+    switch (event) {
+      case Json::parse_event_t::object_start: keys.emplace_back(); break;
+      case Json::parse_event_t::object_end:
+        if (!keys.empty()) keys.pop_back();
+        break;
+      case Json::parse_event_t::key:
+        if (!keys.empty() && parsed.is_string()) {
+          const std::string k = parsed.get<std::string>();
+          auto& in = keys.back();
+          if (std::find(in.begin(), in.end(), k) != in.end())
+            errors.push_back(Error("the key \"" + k + "\" is given twice", {k}, "give each key once"));
+          else
+            in.push_back(k);
+        }
+        break;
+      default: break;
+    }
+    return true;
+  };
+  try {
+    Json j = Json::parse(text.begin(), text.end(), seen);
+    if (!errors.empty()) return tl::unexpected(std::move(errors));
+    return j;
+  } catch (const Json::parse_error& e) {
+    // "[json.exception.parse_error.101] parse error at line 1, column 9: syntax error ..."
+    std::string what = e.what();
+    if (const size_t at = what.find("] "); at != std::string::npos) what = what.substr(at + 2);
+    return tl::unexpected(std::vector<Error>{Error("not valid JSON: " + what, {}, "send one JSON object")});
+  }
 }
 
 tl::expected<LayoutArgs, std::vector<Error>> layout_args_from_json(const nlohmann::json& j, const LayoutArgs& defaults) {

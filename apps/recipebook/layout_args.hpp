@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -72,12 +73,20 @@ RuleInput rule_input(const Setup& s);
 // `implied` and `in_force`, core/layout_fields.hpp): "--tp 1 --pp 4 --ep 32 --mbs 2 ... --cuda-graph
 // full_iteration".
 std::string flags_text(const Layout& l);
+// Only the flags of the fields every searched layout keeps (PlanRole::kFixed: overlaps, CUDA graphs,
+// optimizer, loss, ...) where `l` is not at Layout's default: "--tp-comm-overlap --cuda-graph local".
+std::string fixed_flags_text(const Layout& l);
 // The same, followed by the image budget's flags when there is one (--max-pixels, and
 // --images-per-sample / --vision-graph-patches where they are not the defaults).
 std::string flags_text(const Layout& l, const ImageBudget& image);
 
 // Applies `--headroom` (parse_memory_headroom) to `hw`; the error names `flag_name`.
 std::optional<Error> apply_headroom(const std::string& text, Hardware& hw, const std::string& flag_name = "--headroom");
+
+// A JSON body (an `estimate --batch` line, a serve request): its value, or every error at once:
+// the syntax error with its line and column, or each key an object repeats (nlohmann keeps the last
+// one silently: "tp": 4, "tp": 8 estimated TP 8; a recipe's YAML refuses a duplicate key too).
+tl::expected<nlohmann::json, std::vector<Error>> parse_json_body(std::string_view text);
 
 // Reads one JSON object with the same keys as the flags (dashes as underscores) over `defaults`.
 // Every unknown key, wrong type or value out of range is an Error naming its key (an unknown one

@@ -166,12 +166,13 @@ ApiResponse Api::post(std::string_view route, std::string_view body) const {
                               ? 405
                               : 404,
                           Error("no POST route /api/" + std::string(route), {}, "see docs/serve.md", "RB-SERVE-ROUTE"));
-  const Json j = Json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return error_response(400, Error("the request body is not valid JSON", {}, "send one JSON object"));
-  // Every error of the body at once: 422 when the server's own limits refuse it, else 400.
+  const auto parsed = cli::parse_json_body(body);
+  if (!parsed) return error_response(400, parsed.error());
+  const Json& j = *parsed;
+  // Every error of the body at once: 422 when only the server's own limits refuse it, else 400.
   auto input_error = [](const std::vector<Error>& es) {
-    const bool limit = std::any_of(es.begin(), es.end(), [](const Error& e) { return e.code == kRuleLimit; });
-    return error_response(limit ? 422 : 400, es);
+    const bool limits = std::all_of(es.begin(), es.end(), [](const Error& e) { return e.code == kRuleLimit; });
+    return error_response(limits ? 422 : 400, es);
   };
   if (route == "estimate") {
     auto o = estimate_options_from_json(j);

@@ -135,7 +135,9 @@ std::optional<Error> no_path(const std::string& key, const std::string& value) {
                "give a catalog name or a Hugging Face id, or run the CLI on the file");
 }
 
-std::optional<Error> check_plan_limits(const cli::PlanOptions& o, const PlanLimits& lim) {
+// Every limit the request is past, at once.
+std::vector<Error> check_plan_limits(const cli::PlanOptions& o, const PlanLimits& lim) {
+  std::vector<Error> out;
   std::vector<int> counts;
   const size_t dots = o.gpus.find("..");
   auto to_int = [](const std::string& s) -> std::optional<int> {
@@ -152,33 +154,35 @@ std::optional<Error> check_plan_limits(const cli::PlanOptions& o, const PlanLimi
     const auto lo = to_int(o.gpus.substr(0, dots));
     const auto hi = to_int(o.gpus.substr(dots + 2));
     if (lo && hi && *hi > lim.max_gpus)
-      return limit(fmt::format("\"gpus\": {} is past the server's limit of {} GPUs", *hi, lim.max_gpus),
-                   "plan larger clusters with the CLI");
+      out.push_back(limit(fmt::format("\"gpus\": {} is past the server's limit of {} GPUs", *hi, lim.max_gpus),
+                   "plan larger clusters with the CLI"));
     if (lo && hi && *lo <= *hi) counts = gpu_counts_in_range(*lo, *hi, o.gpus_per_node > 0 ? o.gpus_per_node : 8);
   } else {
     for (const auto& part : split(o.gpus, ',')) {
       if (auto n = to_int(part)) {
-        if (*n > lim.max_gpus)
-          return limit(fmt::format("\"gpus\": {} is past the server's limit of {} GPUs", *n, lim.max_gpus),
-                       "plan larger clusters with the CLI");
+        if (*n > lim.max_gpus) {
+          out.push_back(limit(fmt::format("\"gpus\": {} is past the server's limit of {} GPUs", *n, lim.max_gpus),
+                              "plan larger clusters with the CLI"));
+          break;
+        }
         counts.push_back(*n);
       }
     }
   }
   if (static_cast<int>(counts.size()) > lim.max_gpu_counts)
-    return limit(fmt::format("\"gpus\": {} GPU counts in one request; the server searches at most {}", counts.size(),
-                             lim.max_gpu_counts),
-                 "narrow the range, or run 'recipebook plan' for the whole sweep");
+    out.push_back(limit(fmt::format("\"gpus\": {} GPU counts in one request; the server searches at most {}", counts.size(),
+                                    lim.max_gpu_counts),
+                        "narrow the range, or run 'recipebook plan' for the whole sweep"));
   const auto mbs = read_plan_values(layout_field("mbs"), o.searched("mbs"));
   const bool mbs_over = mbs && std::any_of(mbs->begin(), mbs->end(), [&](SearchValue v) { return v > lim.max_mbs; });
   if (o.max_mbs > lim.max_mbs || mbs_over)
-    return limit(fmt::format("\"max_mbs\": at most {} in one request", lim.max_mbs), "lower max_mbs");
+    out.push_back(limit(fmt::format("\"max_mbs\": at most {} in one request", lim.max_mbs), "lower max_mbs"));
   if (static_cast<int>(split(o.searched("precision"), ',').size()) > lim.max_precisions)
-    return limit(fmt::format("\"precision\": at most {} precisions in one request", lim.max_precisions),
-                 "plan fewer precisions at a time");
-  if (o.top > lim.max_top || o.top < 1)
-    return limit(fmt::format("\"top\": {} is outside 1..{}", o.top, lim.max_top), "ask for fewer rows");
-  return std::nullopt;
+    out.push_back(limit(fmt::format("\"precision\": at most {} precisions in one request", lim.max_precisions),
+                        "plan fewer precisions at a time"));
+  if (o.top > lim.max_top)
+    out.push_back(limit(fmt::format("\"top\": {} is past the server's limit of {} rows", o.top, lim.max_top), "ask for fewer rows"));
+  return out;
 }
 
 }  // namespace
@@ -208,7 +212,7 @@ BodyRead<cli::PlanOptions> plan_options_from_json(const nlohmann::json& given, c
       {"model", &o.model},         {"gpu", &o.gpu},           {"gpus", &o.gpus},       {"gpus_per_node", &o.gpus_per_node, kAtLeastOne},
       {"mode", &o.mode},           {"seq", &o.seq, kAtLeastOne}, {"gbs", &o.gbs, kAtLeastOne}, {"lora_rank", &o.lora_rank, kAtLeastOne},
       {"dp", &o.dp, kAtLeastOne},  {"max_mbs", &o.max_mbs, kAtLeastOne},   {"objective", &o.objective}, {"tokens", &o.tokens},
-      {"top", &o.top},             {"headroom", &o.headroom},
+      {"top", &o.top, kAtLeastOne}, {"headroom", &o.headroom},
       // Across GPU types ("gpu": "h100,b200,gb200"): cmd_plan_fleet.hpp.
       {"deadline", &o.deadline},   {"budget", &o.budget},     {"price", &o.price},     {"gpus_available", &o.gpus_available}};
   // The searched layout fields, as plan's flags take them ("tp": 2, "tp": "2,4", "fsdp": "off").
@@ -226,8 +230,8 @@ BodyRead<cli::PlanOptions> plan_options_from_json(const nlohmann::json& given, c
     }
   read_fields(rest, fields, errors);
   if (auto e = no_path("model", o.model)) errors.push_back(*e);
+  for (Error& e : check_plan_limits(o, limits)) errors.push_back(std::move(e));
   if (!errors.empty()) return tl::unexpected(std::move(errors));
-  if (auto e = check_plan_limits(o, limits)) return refuse(*e);
   o.threads = threads;
   return o;
 }
