@@ -200,6 +200,13 @@ TEST(RecipeCli, PlanRanksTheRecipesLayout) {
   EXPECT_DOUBLE_EQ(rec["tokens_per_s_per_gpu"].get<double>(), own);
   EXPECT_EQ(rec["rank"].get<int>() == 1, own >= best) << rec;
   EXPECT_EQ(rec["layout"]["precision"], "bf16");
+  // Like with like: every layout searched has the recipe's stack (its TP overlap here), so the
+  // recipe is ranked by its layout alone (the searched layouts had the defaults, overlap off).
+  ASSERT_EQ(rec["layout"].value("tp_comm_overlap", false), true) << rec;
+  for (const Json& c : j["top"]) EXPECT_EQ(c["layout"].value("tp_comm_overlap", false), true) << c;
+  EXPECT_NE(rec["notes"].dump().find("every layout searched has the recipe's stack: "), std::string::npos) << rec;
+  EXPECT_NE(rec["notes"].dump().find("--tp-comm-overlap"), std::string::npos) << rec;
+  EXPECT_EQ(rec["notes"].dump().find("--tp "), std::string::npos) << rec;  // the searched degrees are not its stack
 
   const Out text = test::run_cli([&](const Context& ctx) { return run_plan(o, ctx, test::builtin_catalog()); }, false);
   EXPECT_NE(text.out.find(std::string("Recipe ") + kDense), std::string::npos) << text.out;

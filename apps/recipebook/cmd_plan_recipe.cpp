@@ -45,6 +45,13 @@ Result<Setup> apply_plan_recipe(PlanOptions& o, const Catalog& catalog) {
   if (o.seq == 0) o.seq = s->workload.seq;
   if (o.gbs == 0) o.gbs = s->workload.gbs;
   if (o.searched("precision").empty()) o.search["precision"] = std::string(precision_name(s->layout.precision));
+  // The recipe's stack (overlaps, CUDA graphs, optimizer, loss, ...) in every layout searched, as if
+  // its flags were given (a flag given wins): its layout is ranked among layouts of the same stack,
+  // not against the defaults (its TP overlap made it "beat every layout searched").
+  fill_unset(o.layout, fixed_features(s->layout));
+  if (Layout shown; apply_layout_flags(o.layout, shown, /*from_flags_only=*/true))
+    if (const std::string text = fixed_flags_text(shown); !text.empty())
+      s->notes.push_back("every layout searched has the recipe's stack: " + text + " (a flag given overrides the recipe)");
   return s;
 }
 

@@ -132,6 +132,10 @@ PlanComparison compare_with_plan(const Recommendation& r, const PreparedModel& p
   req.gpus_per_node = r.options.gpus_per_node;
   req.workload = r.resized.workload;
   req.fixed.fix("precision", static_cast<SearchValue>(r.resized.layout.precision));
+  // The searched layouts have the recipe's stack (overlaps, CUDA graphs, optimizer, ...), so the two
+  // figures differ by the layout alone (with the defaults, a recipe's TP overlap beat every layout).
+  if (auto ok = apply_layout_flags(fixed_features(r.resized.layout), req.fixed.base, /*from_flags_only=*/true); !ok)
+    req.fixed.base = Layout{};
   req.top_k = 1;
   req.threads = r.options.threads > 0 ? r.options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   // `recommend` answers in about a second: a search space larger than the budget is narrowed to the

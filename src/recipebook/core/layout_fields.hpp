@@ -194,6 +194,11 @@ void set_search_value(const LayoutField& f, Layout& l, SearchValue v);
 // over those of a plan entry).
 void fill_unset(LayoutFlags& f, const LayoutFlags& from);
 
+// `l`'s value of every field each searched layout keeps at the request's (PlanRole::kFixed: the
+// overlaps, CUDA graphs, optimizer, loss, ...) where it is not Layout's default, as the flags that
+// set it: a search around a recipe compares its layout with layouts of the same stack.
+LayoutFlags fixed_features(const Layout& l);
+
 // Applies the flags that are set over `l`. `from_flags_only`: SP defaults to TP > 1 (seed 004);
 // over a recipe, SP stays the recipe's unless TP moves away from 1 (or to 1).
 Result<void> apply_layout_flags(const LayoutFlags& f, Layout& l, bool from_flags_only);

@@ -97,6 +97,21 @@ void fill_unset(LayoutFlags& f, const LayoutFlags& from) {
   }
 }
 
+LayoutFlags fixed_features(const Layout& l) {
+  const Layout defaults;
+  LayoutFlags f;
+  for (const LayoutField& r : layout_fields()) {
+    if (r.plan != PlanRole::kFixed || field_text(r, l) == field_text(r, defaults)) continue;
+    switch (r.kind) {
+      case FieldKind::kInt: f.*r.given_int = l.*r.int_member; break;
+      case FieldKind::kBool: f.*r.given_bool = l.*r.bool_member; break;
+      case FieldKind::kText: f.*r.given_text = field_text(r, l); break;
+      case FieldKind::kNumber: f.*r.given_number = l.*r.number_member; break;
+    }
+  }
+  return f;
+}
+
 Result<void> apply_layout_flags(const LayoutFlags& f, Layout& l, bool from_flags_only) {
   const int old_tp = l.tp;
   const bool old_sp = l.sp;
