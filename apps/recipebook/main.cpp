@@ -312,7 +312,7 @@ void add_plan(CLI::App& app, Action& action) {
   cmd->add_option("--gbs", o->gbs, "Global batch in sequences (required without --recipe)");
   cmd->add_option("--lora-rank", o->lora_rank, "LoRA rank for --mode peft")->capture_default_str();
   // The searched layout fields' flags, one per row plan has a flag for (core/layout_fields.hpp).
-  auto* searched = "Searched layout (a value fixes it, a comma list narrows it; unset: searched)";
+  auto* searched = "Searched layout (a value fixes it, a comma list narrows it; unset, any or 0: searched)";
   for (const rb::LayoutField& r : rb::layout_fields())
     if (rb::plan_searches(r))
       cmd->add_option(rb::flag_name(r), o->search[std::string(r.key)], std::string(r.plan_help))->group(searched);

@@ -212,6 +212,15 @@ bool check_pp_layers(const RuleContext& ctx, Finding* out) {
   if (s.uneven) {
     const int ends = (l.first_stage_layers > 0 ? 1 : 0) + (l.last_stage_layers > 0 ? 1 : 0);
     const int middle = ctx.pm.layers - l.first_stage_layers - l.last_stage_layers;
+    // More layers at the ends than the model has, or none left for the stages between them.
+    if (middle < 0 || (middle == 0) != (l.pp == ends) || (l.pp - ends > 0 && middle < l.pp - ends))
+      return report(out,
+                    str(l.first_stage_layers) + " first-stage and " + str(l.last_stage_layers) +
+                        " last-stage layers leave " + str(middle) + " of the " + str(ctx.pm.layers) + " layers for the " +
+                        str(l.pp - ends) + " other stages of PP " + str(l.pp),
+                    "give first and last stage counts that add up to at most " + str(ctx.pm.layers) +
+                        " and leave at least one layer per other stage",
+                    "features.pipeline_layout", "layout.pp");
     return report(out,
                   "with " + str(l.first_stage_layers) + " first-stage and " + str(l.last_stage_layers) +
                       " last-stage layers, the remaining " + str(middle) + " of " + str(ctx.pm.layers) +
