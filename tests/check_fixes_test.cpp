@@ -152,6 +152,13 @@ TEST(CheckFixes, SuggestedValuesRespectTheNeighbouringRules) {
   std::string gbs = read_all(dir + "RB-GBS-DIVISIBLE.yaml");
   gbs = with_field(with_field(with_field(gbs, "layout", "pp", "2"), "layout", "vpp", "2"), "workload", "global_batch", "102");
   EXPECT_GE(try_suggestions("RB-GBS-DIVISIBLE", gbs), 2U);
+  // The same with MBS 3 and a batch of 104: of the micro batch sizes that divide it (1, 2, 13), MBS 2
+  // gives 13 micro batches, not a multiple of PP 2, and is not offered.
+  std::string mbs = read_all(dir + "RB-GBS-DIVISIBLE.yaml");
+  mbs = with_field(with_field(with_field(with_field(mbs, "layout", "pp", "2"), "layout", "vpp", "2"), "workload",
+                              "global_batch", "104"),
+                   "layout", "rows_per_microbatch", "3");
+  EXPECT_GE(try_suggestions("RB-GBS-DIVISIBLE", mbs), 4U);  // two batches, MBS 1 and 13
 }
 
 TEST(CheckFixes, RecomputedCountsArePlainIntegersThatClearTheFinding) {

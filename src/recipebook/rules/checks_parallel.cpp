@@ -294,6 +294,8 @@ bool check_gbs_divisible(const RuleContext& ctx, Finding* out) {
   std::string fix = "use a global batch that is a multiple of MBS x DP = " + str(step) + " (e.g. " +
                     (down > 0 ? str(down) + " or " : std::string()) + str(down + example_step) + ")";
   std::vector<int> mbs = mbs_candidates(gbs, ctx.dp, 16);
+  if (l.vp > 1 && l.pp > 1)  // and the micro batches they give a multiple of PP, as RB-VP-MICROBATCHES wants
+    std::erase_if(mbs, [&](int b) { return (gbs / (static_cast<int64_t>(b) * ctx.dp)) % l.pp != 0; });
   if (!mbs.empty()) fix += ", or MBS in " + join_set(mbs);
   return report(out,
                 "global batch " + str(gbs) + " is not a multiple of MBS " + str(ctx.layout.mbs) + " x DP " +
