@@ -66,6 +66,20 @@ TEST(CheckOnePass, ReportsEveryMistakeOfARecordAtOnce) {
       << r.out;
 }
 
+// A key given twice is one finding among the others: the file's layout rules still run (on the
+// first value), where the duplicate stopped the check at the parser.
+TEST(CheckOnePass, ARepeatedKeyIsOneFindingAmongTheOthers) {
+  test::TempDir dir;
+  const std::string text = read_all(kSeveral);
+  const std::string path = dir.write("dup.yaml", replaced(text, "\nlayout:\n", "\nmode: sft\nlayout:\n"));
+  const auto r = check_path(path);
+  EXPECT_EQ(r.rc, kExitFindings) << r.err;
+  const auto ids = rule_ids(r.out);
+  EXPECT_EQ(ids.count("RB-YAML-DUPLICATE-KEY"), 1U) << r.out;
+  for (const char* want : {"RB-LAYOUT-PRODUCT", "RB-TP-HEADS", "RB-VP-LAYERS"}) EXPECT_EQ(ids.count(want), 1U) << want << "\n" << r.out;
+  EXPECT_NE(r.out.find("dup.yaml:"), std::string::npos) << r.out;
+}
+
 TEST(CheckOnePass, FixingEachReportedMistakeLeavesNoNewOne) {
   // With every mistake of the fixture fixed, the record is clean: the first run named them all.
   std::string text = read_all(kSeveral);

@@ -106,7 +106,13 @@ bool prune_rejected(YNode& tree, const Diagnostics& schema_findings, std::vector
 FileCheck check_entry(const Catalog& cat, std::string_view text, const std::string& file,
                       std::optional<EntryKind> kind_given, const std::string& stem, const std::string& origin,
                       bool keep_tree) {
-  return check_tree(cat, parse_yaml(text, file), file, kind_given, stem, origin, keep_tree);
+  // For `check`, a repeated key is one finding among the others (the first value is the one checked).
+  std::vector<Error> duplicates;
+  FileCheck fc = check_tree(cat, parse_yaml(text, file, keep_tree ? &duplicates : nullptr), file, kind_given, stem,
+                            origin, keep_tree);
+  for (auto it = duplicates.rbegin(); it != duplicates.rend(); ++it)
+    fc.findings.insert(fc.findings.begin(), finding_from_error(*it));
+  return fc;
 }
 
 Diagnostics schema_findings(const Schema& schema, EntryKind kind, const YNode& tree, const YNode* resolved) {

@@ -15,6 +15,9 @@ inline constexpr std::string_view kBuiltinPrefix = "builtin:";
 // Parse, validate against the catalog's schema for `kind` (without one: Catalog::kind_of the parsed
 // tree), convert. The entry is set only when there is no error; with keep_tree the tree is also kept
 // in FileCheck::tree (else it moves into the entry).
+// `keep_tree` (what `check` asks for) also makes a repeated key a finding beside the others, the
+// entry converted with the key's first value so the other checks still run; loading (false) drops a
+// file with a repeated key.
 FileCheck check_entry(const Catalog& cat, std::string_view text, const std::string& file,
                       std::optional<EntryKind> kind, const std::string& stem, const std::string& origin,
                       bool keep_tree);

@@ -57,8 +57,9 @@ struct Stop {
 
 class TreeBuilder final : public YAML::EventHandler {
  public:
-  TreeBuilder(std::string_view text, const std::string& file, size_t mark_offset)
-      : text_(text), file_(file), mark_offset_(mark_offset) {}
+  // `duplicates`: where a repeated key goes (its entry dropped, the first kept) instead of stopping.
+  TreeBuilder(std::string_view text, const std::string& file, size_t mark_offset, std::vector<Error>* duplicates)
+      : text_(text), file_(file), mark_offset_(mark_offset), duplicates_(duplicates) {}
 
   [[nodiscard]] bool has_root() const { return has_root_; }
   YNode take_root() { return std::move(root_); }
@@ -140,6 +141,7 @@ class TreeBuilder final : public YAML::EventHandler {
   struct Frame {
     YNode node;
     bool have_key = false;
+    bool drop_value = false;  // the key is a repeat: its value is read and dropped
     YNode key;
     std::unordered_map<std::string, int> key_lines;  // key text -> line of its first occurrence
   };
@@ -194,12 +196,21 @@ class TreeBuilder final : public YAML::EventHandler {
         throw Stop{make_error("YAML merge keys (<<) are not supported", n.where, "write the values out",
                               kCodeSyntax)};
       const auto [it, inserted] = top.key_lines.emplace(n.text, n.where.line);
-      if (!inserted)
-        throw Stop{
-            make_error("duplicate key '" + n.text + "' (first at line " + std::to_string(it->second) + ")",
-                       n.where, "remove one of them", kCodeDuplicate)};
+      if (!inserted) {
+        Error dup = make_error("duplicate key '" + n.text + "' (first at line " + std::to_string(it->second) + ")",
+                               n.where, "remove one of them", kCodeDuplicate);
+        if (duplicates_ == nullptr) throw Stop{std::move(dup)};
+        duplicates_->push_back(std::move(dup));
+        top.drop_value = true;
+      }
       top.key = std::move(n);
       top.have_key = true;
+      return;
+    }
+    if (top.drop_value) {
+      top.drop_value = false;
+      top.key = YNode{};
+      top.have_key = false;
       return;
     }
     top.node.map.emplace_back(std::move(top.key), std::move(n));
@@ -212,6 +223,7 @@ class TreeBuilder final : public YAML::EventHandler {
   size_t mark_offset_;
   std::vector<Frame> stack_;
   YNode root_;
+  std::vector<Error>* duplicates_;
   bool has_root_ = false;
   int documents_ = 0;
   Where doc_start_;
@@ -283,7 +295,9 @@ std::string YNode::type_name() const {
   }
 }
 
-Result<YNode> parse_yaml(std::string_view text, const std::string& file) {
+Result<YNode> parse_yaml(std::string_view text, const std::string& file) { return parse_yaml(text, file, nullptr); }
+
+Result<YNode> parse_yaml(std::string_view text, const std::string& file, std::vector<Error>* duplicates) {
   if (const size_t nul = text.find('\0'); nul != std::string_view::npos)
     return failure("binary file (NUL byte)", position_of(text, nul, file),
                    "a catalog file is UTF-8 YAML text", kCodeEncoding);
@@ -294,7 +308,7 @@ Result<YNode> parse_yaml(std::string_view text, const std::string& file) {
   try {
     std::istringstream in{std::string(text)};
     YAML::Parser parser(in);
-    TreeBuilder builder(text, file, mark_offset);
+    TreeBuilder builder(text, file, mark_offset, duplicates);
     if (!parser.HandleNextDocument(builder) || !builder.has_root())
       return failure("empty file (no YAML document)", Where{file, 0, 0}, "", kCodeSyntax);
     YNode root = builder.take_root();

@@ -52,6 +52,9 @@ struct YNode {
 // Parses one YAML document. `file` is used in positions. A syntax error, a duplicate key, a NUL
 // byte, invalid UTF-8 or more than one document is an Error with file:line:col.
 Result<YNode> parse_yaml(std::string_view text, const std::string& file);
+// The same, but a duplicate key is added to `duplicates` (its entry dropped, the first value kept)
+// and parsing goes on, so `check` reports it beside every other finding of the file.
+Result<YNode> parse_yaml(std::string_view text, const std::string& file, std::vector<Error>* duplicates);
 
 // Reads and parses a file ("cannot read FILE: reason" when it cannot be read).
 Result<YNode> load_yaml_file(const std::string& path);
