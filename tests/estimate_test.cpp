@@ -227,6 +227,7 @@ not json
 {"precision": "fp7"}
 {"tp": 4, "tp_comm_overlap": true}
 {"tp": 4, "tp": 8}
+{"tp": 0, "mbs": 0}
 )");
   EstimateOptions o = llama8b_on_8();
   o.batch_file = file;
@@ -235,8 +236,8 @@ not json
   std::vector<Json> lines;
   std::istringstream in(r.out);
   for (std::string l; std::getline(in, l);) lines.push_back(Json::parse(l));
-  ASSERT_EQ(lines.size(), 8u) << r.out;  // the blank line gets no answer
-  const std::vector<int> numbers{1, 2, 3, 5, 6, 7, 8, 9};
+  ASSERT_EQ(lines.size(), 9u) << r.out;  // the blank line gets no answer
+  const std::vector<int> numbers{1, 2, 3, 5, 6, 7, 8, 9, 10};
   for (size_t i = 0; i < lines.size(); ++i) EXPECT_EQ(lines[i]["line"], numbers[i]);
   EXPECT_GT(lines[0]["tokens_per_s_per_gpu"].get<double>(), 0.0);
   EXPECT_NE(lines[1]["errors"][0]["message"].get<std::string>().find("not valid JSON"), std::string::npos);
@@ -251,6 +252,10 @@ not json
   ASSERT_TRUE(lines[7].contains("errors")) << lines[7];
   EXPECT_EQ(lines[7]["errors"][0]["where"], "tp") << lines[7];
   EXPECT_NE(lines[7]["errors"][0]["message"].get<std::string>().find("given twice"), std::string::npos) << lines[7];
+  // Every value out of range is named (the line named only the first).
+  const std::string both = lines[8]["errors"].dump();
+  EXPECT_NE(both.find("\\\"tp\\\" 0"), std::string::npos) << both;
+  EXPECT_NE(both.find("\\\"mbs\\\" 0"), std::string::npos) << both;
 }
 
 TEST(EstimateCli, OverlapAndGraphFlagsReachTheEstimate) {

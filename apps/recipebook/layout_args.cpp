@@ -202,8 +202,14 @@ Result<Setup> resolve_setup(const LayoutArgs& in, const Catalog& catalog, bool j
       in_range<int>("images-per-sample", a.images_per_sample, 0, 65'536, json_keys),
       in_range<int64_t>("vision-graph-patches", a.vision_graph_patches, 0, int64_t{1} << 40, json_keys),
   };
-  for (const auto& e : range_errors)
-    if (e) return tl::unexpected(*e);
+  // Every value out of range at once, in one error (it names each flag or key; `where`, the first).
+  std::optional<Error> out_of_range;
+  for (const auto& e : range_errors) {
+    if (!e) continue;
+    if (!out_of_range) out_of_range = *e;
+    else out_of_range->message += "; " + e->message;
+  }
+  if (out_of_range) return tl::unexpected(*out_of_range);
   // A VLM run's image budget: what the vision tower runs on (estimate/vision.hpp), or why it does not.
   if (const ImageBudget& img = s.workload.image; img.max_pixels > 0) {
     const int64_t per_image = vision_patches_per_image(s.model.vision, img.max_pixels);
