@@ -103,10 +103,9 @@ Result<PlanRequest> make_request(const PlanOptions& o, const Hardware& hw) {
   if (!counts) return tl::unexpected(counts.error());
   req.gpu_counts = *counts;
   req.gpus_per_node = o.gpus_per_node;
-  // A count past one node fills whole nodes (torchrun starts as many ranks on each), as estimate and
-  // launch check; a range keeps only such counts already (gpu_counts_in_range).
+  // A range keeps only counts that fill whole nodes already (gpu_counts_in_range); a list is checked.
   for (const int n : req.gpu_counts)
-    if (o.gpus_per_node > 0 && n > o.gpus_per_node && n % o.gpus_per_node != 0)
+    if (!fills_whole_nodes(n, o.gpus_per_node))
       return tl::unexpected(usage("--gpus-per-node", fmt::format("{} GPUs do not fill whole nodes of {}", n, o.gpus_per_node),
                                   fmt::format("use GPU counts that are multiples of {}, or the nodes' real GPU count",
                                               o.gpus_per_node)));

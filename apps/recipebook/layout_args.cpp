@@ -131,9 +131,7 @@ Result<Setup> resolve_setup(const LayoutArgs& in, const Catalog& catalog, bool j
   s.workload.image = {a.max_pixels, std::max(1, a.images_per_sample), a.vision_graph_patches};
   s.cluster.gpus = a.gpus;
   s.cluster.gpus_per_node = a.gpus_per_node;
-  // torchrun starts the same number of ranks on every node: a count past one node fills whole nodes
-  // (launch refuses the same, emit/launch_shell.cpp).
-  if (a.gpus_per_node > 0 && a.gpus > a.gpus_per_node && a.gpus % a.gpus_per_node != 0)
+  if (!fills_whole_nodes(a.gpus, a.gpus_per_node))
     return fail(fmt::format("{}: {} GPUs do not fill whole nodes of {}", fl("gpus-per-node"), a.gpus, a.gpus_per_node),
                 {}, fmt::format("use a GPU count that is a multiple of {}, or the nodes' real GPU count", a.gpus_per_node));
 

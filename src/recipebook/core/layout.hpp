@@ -255,6 +255,12 @@ struct Cluster {
   int gpus_per_node = 0;  // 0 = the hardware's default
 };
 
+// torchrun starts the same number of ranks on every node: a GPU count past one node fills whole
+// nodes (estimate, plan and launch refuse any other; 0 GPUs per node = not known, not judged).
+constexpr bool fills_whole_nodes(int gpus, int gpus_per_node) {
+  return gpus_per_node <= 0 || gpus <= gpus_per_node || gpus % gpus_per_node == 0;
+}
+
 std::optional<Mode> parse_mode(std::string_view s);  // pretrain | sft | peft | lora
 std::optional<Dispatcher> parse_dispatcher(std::string_view s);
 std::optional<CpComm> parse_cp_comm(std::string_view s);  // p2p | a2a | allgather

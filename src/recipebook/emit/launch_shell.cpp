@@ -59,7 +59,7 @@ Result<void> validate_spec(const LaunchSpec& spec) {
                   {"--name"});
   if (spec.gpus <= 0) return fail("the GPU count is not known", {}, "give --gpus N");
   if (spec.gpus_per_node <= 0) return fail("the GPUs per node are not known", {}, "give --gpus-per-node N");
-  if (spec.gpus > spec.gpus_per_node && spec.gpus % spec.gpus_per_node != 0)
+  if (!fills_whole_nodes(spec.gpus, spec.gpus_per_node))
     return fail(fmt::format("{} GPUs do not fill whole nodes of {}", spec.gpus, spec.gpus_per_node), {},
                 "use a multiple of --gpus-per-node");
   const Layout& l = spec.layout;
