@@ -305,9 +305,9 @@ void read_layout(YamlReader& r, const YNode& doc, int gpus, Recipe& rec) {
   const auto cp = r.int32(lay, "cp", p, 1);
   const auto ep = r.int32(lay, "ep", p, 1);
   const auto dp = r.int32(lay, "dp", p, 1);
-  // On one GPU every degree is 1, written or not.
-  rec.dense_layout_given = (tp && pp && cp) || gpus == 1;
-  rec.layout_known = rec.dense_layout_given && (ep || gpus == 1);
+  // The model is linked later (link_recipe_model): known now as if MoE, and for a dense model then.
+  rec.dense_layout_given = whole_layout_given(tp.has_value(), pp.has_value(), cp.has_value(), ep.has_value(), false, gpus == 1);
+  rec.layout_known = whole_layout_given(tp.has_value(), pp.has_value(), cp.has_value(), ep.has_value(), true, gpus == 1);
   l.tp = tp.value_or(1);
   l.pp = pp.value_or(1);
   l.cp = cp.value_or(1);
@@ -431,7 +431,7 @@ Measurement::LayoutOverrides read_layout_overrides(YamlReader& r, const YNode* m
 
 void link_recipe_model(Recipe& rec, const Model& m) {
   if (!m.has_architecture) return;
-  if (!m.is_moe() && rec.dense_layout_given) rec.layout_known = true;  // record_check.hpp record_layout_known
+  if (!m.is_moe() && rec.dense_layout_given) rec.layout_known = true;  // whole_layout_given for a dense model
   Layout& l = rec.layout;
   apply_unset_etp(l, m.is_moe(), /*etp_given=*/false, &rec);  // the record's own ETP, else Megatron's default
   // `full` graphs the whole layer, whatever it holds: the modules of the layer kinds the model has.

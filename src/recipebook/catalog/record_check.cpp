@@ -38,15 +38,14 @@ const YNode* node_at(const YNode& root, std::string_view path) {
 }
 
 bool record_layout_known(const YNode& tree, const Model* model, std::span<const std::string> doubted) {
-  // On one GPU every degree is 1, written or not.
-  if (const YNode* n = node_at(tree, "gpu.count"); n != nullptr && n->as_int() == 1) return true;
+  auto given = [&](std::string_view path) {
+    const YNode* n = node_at(tree, path);
+    return (n != nullptr && !n->is_null()) || std::find(doubted.begin(), doubted.end(), path) != doubted.end();
+  };
+  const YNode* count = node_at(tree, "gpu.count");
   const bool dense = model != nullptr && model->has_architecture && !model->is_moe();
-  for (const std::string_view deg : {"layout.tp", "layout.pp", "layout.cp", "layout.ep"}) {
-    if (deg == "layout.ep" && dense) continue;
-    const YNode* n = node_at(tree, deg);
-    if ((n == nullptr || n->is_null()) && std::find(doubted.begin(), doubted.end(), deg) == doubted.end()) return false;
-  }
-  return true;
+  return whole_layout_given(given("layout.tp"), given("layout.pp"), given("layout.cp"), given("layout.ep"), !dense,
+                            count != nullptr && count->as_int() == 1);
 }
 
 Where where_of(const YNode& root, std::string_view path) {

@@ -67,6 +67,14 @@ struct Measurement {
   } overrides;
 };
 
+// When a record gives its whole layout: TP, PP and CP, and EP for a MoE model (a dense one has none
+// to give: the generated Bridge records leave it out), or it runs on one GPU (every degree 1,
+// written or not). Recipe::layout_known (from the parsed record) and `check`'s record_layout_known
+// (from its tree, a doubted field counted as given) both ask this.
+constexpr bool whole_layout_given(bool tp, bool pp, bool cp, bool ep, bool moe, bool one_gpu) {
+  return one_gpu || (tp && pp && cp && (ep || !moe));
+}
+
 struct Recipe {
   std::string name;  // unique in the catalog
   RecipeKind kind = RecipeKind::kLibrary;
@@ -81,7 +89,7 @@ struct Recipe {
   std::string source;       // where the record's facts come from
   std::string status;       // "verified", "draft", ... (seed 002's `status`)
 
-  bool layout_known = false;  // every degree below was given (else `layout` holds defaults)
+  bool layout_known = false;  // whole_layout_given (else `layout` holds defaults)
   // TP, PP and CP were given: the whole layout of a dense model, which has no EP to give (the
   // generated Bridge records leave it out); link_recipe_model sets layout_known from it.
   bool dense_layout_given = false;
