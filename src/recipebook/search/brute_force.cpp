@@ -7,6 +7,18 @@ namespace rb {
 
 namespace {
 
+// fit_with_offload without its shortcuts: every variant estimated, the fastest that fits.
+std::optional<OffloadFit> every_offload_variant(const SearchSetup& s, const Cluster& c, const Layout& l) {
+  if (s.req.offload != OffloadSearch::kAlways || !s.in.hardware->has_host()) return std::nullopt;
+  std::optional<OffloadFit> best;
+  for (const Layout& v : offload_variants(l, s.req.workload.mode, s.in.model->experts > 0)) {
+    if (first_failing_any(s.levels, *s.in.rules, s.req.workload, c, v, s.facts) >= 0) continue;
+    const Estimate e = estimate(*s.in.model, *s.in.hardware, s.req.workload, c, v);
+    if (e.fits() && (!best || e.step_time_s < best->estimate.step_time_s)) best = OffloadFit{v, e};
+  }
+  return best;
+}
+
 Result<PlanResult> brute_force_once(const PlanInputs& in, const PlanRequest& req) {
   const SearchSetup s(in, req);
   const Space& sp = s.space;
@@ -59,7 +71,7 @@ Result<PlanResult> brute_force_once(const PlanInputs& in, const PlanRequest& req
                             } else if (!e.memory.worst.fits) {
                               ++counts.memory;
                               col.add_nonfit(n, l, opt, e);
-                              if (const auto o = fit_with_offload(s, c, l); o && ++counts.offloaded > 0)
+                              if (const auto o = every_offload_variant(s, c, l); o && ++counts.offloaded > 0)
                                 col.add_fit(static_cast<int>(ci), n, o->layout, opt,
                                             objective_score(req.objective, o->estimate, n, *in.hardware, req.workload),
                                             o->estimate);

@@ -98,7 +98,7 @@ class FleetWalker {
   }
   void mbs_chain(const std::vector<size_t>& members, int recompute_option);
   void add(size_t i, int count_index, const Layout& l, int recompute_option, const Estimate& e);
-  void add_offloaded(size_t m, int recompute_option);
+  void add_offloaded(size_t m, int recompute_option, const Estimate* base = nullptr);
 
   const std::deque<SearchSetup>& s_;
   BestSoFar& best_;
@@ -219,7 +219,7 @@ void FleetWalker::mbs_chain(const std::vector<size_t>& members, int recompute_op
       if (!e.memory.worst.fits) {
         ++n.memory;
         over |= 1u << m;
-        add_offloaded(m, recompute_option);
+        add_offloaded(m, recompute_option, &e);
         continue;
       }
       ++n.fit;
@@ -237,9 +237,9 @@ void FleetWalker::add(size_t i, int count_index, const Layout& l, int recompute_
 
 // Member m's layout did not fit: its offloaded variant (search/offload.hpp, each type on its own
 // host memory and link) joins the candidates, as in Walker::add_offloaded.
-void FleetWalker::add_offloaded(size_t m, int recompute_option) {
+void FleetWalker::add_offloaded(size_t m, int recompute_option, const Estimate* base) {
   const size_t i = task_->searches[m];
-  const std::optional<OffloadFit> o = fit_with_offload(s_[i], c_[i], l_);
+  const std::optional<OffloadFit> o = fit_with_offload(s_[i], c_[i], l_, base);
   if (!o) return;
   ++counts_[i].offloaded;
   add(i, task_->count_index[m], o->layout, recompute_option, o->estimate);

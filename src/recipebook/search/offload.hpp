@@ -21,8 +21,12 @@ struct OffloadFit {
 std::optional<PlanRequest> offload_retry(const PlanRequest& req, uint64_t first_fit, const Hardware& hw);
 
 // The fastest offloaded variant of `l` (which did not fit) that fits, or nullopt (none fits, the
-// GPU has no host figures, or the mode has nothing worth offloading).
-std::optional<OffloadFit> fit_with_offload(const SearchSetup& s, const Cluster& c, const Layout& l);
+// GPU has no host figures, or the mode has nothing worth offloading). `base`, when given, is `l`'s
+// own estimate: if its worst stage is over by more than every part the variants can move to the host
+// (the optimizer state, the activations and the fragmentation margin on them), none can fit and
+// none is estimated.
+std::optional<OffloadFit> fit_with_offload(const SearchSetup& s, const Cluster& c, const Layout& l,
+                                           const Estimate* base = nullptr);
 
 // The variants fit_with_offload tries, in order (for tests and docs): the optimizer share on the host
 // (half, all), the activations of every offloadable module on the host, and both.

@@ -185,7 +185,7 @@ void Walker::mbs_chain(int count_index, int recompute_option) {
       over = true;
       over_bytes = overshoot_bytes(e);
       col_.add_nonfit(c_.gpus, l_, recompute_option, e);
-      if (add_offloaded(count_index, recompute_option)) return;
+      if (add_offloaded(count_index, recompute_option, &e)) return;
       continue;
     }
     ++counts_.fit;
@@ -200,8 +200,8 @@ void Walker::mbs_chain(int count_index, int recompute_option) {
 
 // A layout that does not fit, offloaded (search/offload.hpp): the counts stay the base layout's (a
 // memory reject), the fitting variant joins the candidates. True when the search may stop.
-bool Walker::add_offloaded(int count_index, int recompute_option) {
-  const std::optional<OffloadFit> o = fit_with_offload(s_, c_, l_);
+bool Walker::add_offloaded(int count_index, int recompute_option, const Estimate* base) {
+  const std::optional<OffloadFit> o = fit_with_offload(s_, c_, l_, base);
   if (!o) return false;
   ++counts_.offloaded;
   col_.add_fit(count_index, c_.gpus, o->layout, recompute_option,

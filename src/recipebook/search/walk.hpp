@@ -59,7 +59,7 @@ class Walker {
  private:
   int fail(SearchDim d) const;
   void mbs_chain(int count_index, int recompute_option);
-  bool add_offloaded(int count_index, int recompute_option);
+  bool add_offloaded(int count_index, int recompute_option, const Estimate* base = nullptr);
   void set_task(const Task& t);
 
   const SearchSetup& s_;
