@@ -108,6 +108,12 @@ Result<std::vector<std::string>> megatron_model_args(const LaunchSpec& spec) {
   const Model& m = *spec.model_ir;
   if (!m.has_architecture) return fail(fmt::format("the catalog has no architecture for {}", m.name));
   if (m.layers.empty()) return fail(fmt::format("{} has no layers", m.name));
+  // A config.json whose model_type recipebook does not know is sized by its fields, but what those
+  // do not say (LayerNorm or RMSNorm, pre- or post-norm, parallel blocks, QK norm) would be guessed
+  // here: the flags are not written (a Cohere or Phi-MoE config trained as an RMSNorm Llama).
+  if (!m.assumptions.empty())
+    return fail(fmt::format("{}'s architecture was read with assumptions ({}), which model flags would turn into guesses",
+                            m.name, m.assumptions.front()));
   const MixerKind mixer = m.layers.front().mixer;
   for (const auto& l : m.layers) {
     if (l.mixer != MixerKind::kAttention && l.mixer != MixerKind::kMla)

@@ -132,6 +132,22 @@ TEST(LaunchMegatron, UnknownAndInexpressibleNumericsAreNamed) {
   EXPECT_EQ(value(w, "--rope-scaling-factor"), "8");
 }
 
+// A config.json of a model_type recipebook does not know (Cohere's, Phi-MoE's) is sized by its
+// fields; its norm kind and placement are not read, so no model flags are written (they trained an
+// RMSNorm pre-norm Llama of its size) and the script stops, saying why.
+TEST(LaunchMegatron, AnArchitectureReadWithAssumptionsGetsNoModelFlags) {
+  Model m = test::dense_model();
+  ASSERT_TRUE(megatron_model_args(megatron_spec(m)));
+  m.assumptions.push_back("model_type 'cohere2' is not one recipebook knows: read by its fields");
+  const auto args = megatron_model_args(megatron_spec(m));
+  ASSERT_FALSE(args);
+  EXPECT_NE(args.error().message.find("cohere2"), std::string::npos) << args.error().message;
+  auto script = render_megatron(megatron_spec(m));
+  ASSERT_TRUE(script) << script.error().str();
+  EXPECT_NE(script->find("MODEL_ARGS=()"), std::string::npos) << *script;
+  EXPECT_EQ(script->find("--normalization"), std::string::npos) << *script;
+}
+
 TEST(LaunchMegatron, YarnWithoutMlaUsesTheYarnPositionType) {
   Model m = test::dense_model();
   m.numerics.rope_theta = 150000;
