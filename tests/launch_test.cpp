@@ -388,6 +388,31 @@ TEST(LaunchCli, ExplicitPipelineLayoutReachesBothTargets) {
   EXPECT_NE(typo.err.find("unknown layer letter 'x' at column 17"), std::string::npos) << typo.err;
 }
 
+// A base recipe whose function builds its pipeline layout in code (the record says "set in code
+// by set_deepseek_v3_pipeline_model_parallel_layout"): a launch with another PP, VP or split clears
+// that layout (Megatron-Core refuses it beside stage counts, and it was built for the recipe's own
+// PP); with the recipe's own pipeline the recipe keeps it.
+TEST(LaunchCli, ALayoutTheRecipeBuildsInCodeIsClearedForAnotherPipeline) {
+  LaunchOptions o;
+  o.source = "deepseek_v3_pretrain_64gpu_h100_bf16_config";
+  o.targets = {"bridge"};
+  o.ignore_memory = true;
+  auto overrides = [](const Out& r) { return bridge_parts(r.out).second; };
+  auto has = [](const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); };
+  const Out own = launch(o);
+  ASSERT_EQ(own.rc, 0) << own.err;
+  EXPECT_FALSE(has(overrides(own), "model.pipeline_model_parallel_layout=null")) << own.out;
+  o.layout.pp = 4;
+  o.layout.vp = 1;
+  o.layout.ep = 16;
+  o.layout.first_stage_layers = 14;
+  o.layout.last_stage_layers = 15;
+  const Out other = launch(o);
+  ASSERT_EQ(other.rc, 0) << other.err;
+  EXPECT_TRUE(has(overrides(other), "model.pipeline_model_parallel_layout=null")) << other.out;
+  EXPECT_TRUE(has(overrides(other), "model.num_layers_in_first_pipeline_stage=14")) << other.out;
+}
+
 TEST(LaunchCli, Llama405bRecipeCountsEmbeddingAndLossAsPipelineLayers) {
   // Bridge's 405B recipes set account_for_embedding/loss_in_pipeline_split in code; the record says
   // so (features.settings) and the Megatron-LM command carries both.

@@ -73,29 +73,30 @@ bool read_cuda_graph(YamlReader& r, const YNode* features, Layout& l, const std:
   return whole_layer && scope != 0;
 }
 
-void read_pipeline_layout(YamlReader& r, const YNode* features, Layout& l) {
+// True when the layout is a phrase: set in code and not known (kept in the tree, not modelled).
+bool read_pipeline_layout(YamlReader& r, const YNode* features, Layout& l) {
   const YNode* pl = features != nullptr ? features->get("pipeline_layout") : nullptr;
-  if (pl == nullptr || pl->is_null()) return;
+  if (pl == nullptr || pl->is_null()) return false;
   if (pl->is_scalar()) {
     // An explicit layout string (Megatron-Core pipeline_model_parallel_layout): parsed here; its fit
     // to the model and to PP x VP is RB-PP-LAYERS's (rules/pipeline_split.cpp). A phrase (with a
-    // space, never in a layout) says the layout is set in code and unresolved: kept in the tree,
-    // not modelled.
-    if (pl->text.find(' ') != std::string::npos) return;
+    // space, never in a layout) says the layout is set in code and unresolved.
+    if (pl->text.find(' ') != std::string::npos) return true;
     auto stages = parse_pipeline_layout(pl->text);
     if (!stages) {
       r.error(*pl, "`features.pipeline_layout` '" + pl->text + "': " + stages.error().message, stages.error().fix);
-      return;
+      return false;
     }
     l.pipeline_layout = std::move(*stages);
-    return;
+    return false;
   }
   if (!pl->is_map()) {
     r.error(*pl, "`features.pipeline_layout` must be a layout string or a map of stage layer counts");
-    return;
+    return false;
   }
   l.first_stage_layers = r.int32(pl, "first_stage_layers", "features.pipeline_layout").value_or(0);
   l.last_stage_layers = r.int32(pl, "last_stage_layers", "features.pipeline_layout").value_or(0);
+  return false;
 }
 
 // Fine-grained activation offloading: Megatron-Core TransformerConfig fine_grained_activation_offloading
@@ -214,7 +215,7 @@ void read_features(YamlReader& r, const YNode& doc, Recipe& rec, std::optional<s
   if (f == nullptr) return;
   const std::string p = "features";
   rec.cuda_graph_whole_layer = read_cuda_graph(r, f, l);
-  read_pipeline_layout(r, f, l);
+  rec.pipeline_layout_in_code = read_pipeline_layout(r, f, l);
   if (auto rm = read_recompute_modules(r, f, p)) {
     l.recompute_modules |= *rm;
     // Megatron-Core defaults only an unset list to core_attn (transformer_config.py __post_init__:

@@ -94,6 +94,10 @@ struct Recipe {
   // generated Bridge records leave it out); link_recipe_model sets layout_known from it.
   bool dense_layout_given = false;
   Layout layout;
+  // `features.pipeline_layout` is a phrase ("set in code by set_deepseek_v3_pipeline_model_parallel_
+  // layout"): the Bridge recipe function builds a layout string for its own PP and VP that the
+  // catalog does not know (`layout` has none). A launch with another pipeline clears it.
+  bool pipeline_layout_in_code = false;
   // `features.flex_backend` as recorded (deepep or hybridep), whatever `layout.dispatcher` says.
   std::optional<Dispatcher> flex_backend;
   // The recipe function itself ends with Megatron-Bridge's apply_flex_dispatcher_backend (its

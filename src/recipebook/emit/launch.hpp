@@ -94,6 +94,9 @@ struct LaunchSpec {
   // The Bridge recipe's own recorded settings: features equal to these are not overridden (the
   // recipe sets them already), so an imprecise catalog field never changes a shipped recipe.
   std::optional<Layout> base;
+  // The base recipe's function builds its own pipeline layout string (Recipe::pipeline_layout_in_code),
+  // which `base` does not hold: a launch with another PP, VP or stage split clears it.
+  bool base_layout_in_code = false;
 
   int64_t seq = 0;  // 0 = the recipe's own
   int64_t gbs = 0;  // 0 = the recipe's own

@@ -220,7 +220,11 @@ std::vector<std::string> bridge_overrides(const LaunchSpec& spec) {
   // An explicit layout: Megatron-Core refuses it beside first/last stage counts or embedding/loss
   // accounting (transformer_config.py), so those are cleared with it; quoted for Hydra's grammar,
   // where `(`, `)` and `|` are not plain characters.
-  const bool layout_changed = differs([](const Layout& x) { return x.pipeline_layout; });
+  // A layout the recipe builds in code for its own pipeline is cleared when this one differs.
+  const bool in_code_stale = spec.base_layout_in_code && base &&
+                             (differs([](const Layout& x) { return std::pair(x.pp, x.vp); }) ||
+                              differs([](const Layout& x) { return std::pair(x.first_stage_layers, x.last_stage_layers); }));
+  const bool layout_changed = in_code_stale || differs([](const Layout& x) { return x.pipeline_layout; });
   if (layout_changed)
     add(out, layout_field("pipeline_layout").bridge,
         l.pipeline_layout.empty() ? "null" : "\"" + pipeline_layout_str(l.pipeline_layout) + "\"");

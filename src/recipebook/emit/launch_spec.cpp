@@ -171,7 +171,10 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
   if (entry != nullptr) {
     spec.layout_given = layout_recorded(catalog, *entry, spec.model_ir);
     spec.check_rules = entry->recipe.layout_known || req.layout.any();
-    if (spec.framework == Framework::kBridge && spec.layout_given) spec.base = spec.layout;
+    if (spec.framework == Framework::kBridge && spec.layout_given) {
+      spec.base = spec.layout;
+      spec.base_layout_in_code = entry->recipe.pipeline_layout_in_code;
+    }
     if (req.layout.any() && !spec.layout_given) {
       notes.push_back("the recipe does not record its whole layout: degrees not given as flags are taken as 1");
       spec.layout_given = true;
@@ -214,14 +217,19 @@ Result<LaunchSpec> build_launch_spec(const SpecRequest& req, const Catalog& cata
     if (!b) return tl::unexpected(b.error());
     spec.bridge_recipe = bridge_entry((*b)->recipe);
     spec.bridge_benchmark = (*b)->recipe.kind == RecipeKind::kPerformance;
-    if (entry == nullptr)
+    if (entry == nullptr) {
       spec.base = layout_recorded(catalog, **b, spec.model_ir) ? std::optional((*b)->recipe.layout) : std::nullopt;
+      spec.base_layout_in_code = spec.base && (*b)->recipe.pipeline_layout_in_code;
+    }
     spec.framework = Framework::kBridge;
   } else if (entry == nullptr && forced.value_or(Framework::kBridge) == Framework::kBridge) {
     if (const RecipeEntry* base = find_bridge_base(catalog, spec, hw)) {
       spec.bridge_recipe = bridge_entry(base->recipe);
       spec.bridge_benchmark = base->recipe.kind == RecipeKind::kPerformance;
-      if (layout_recorded(catalog, *base, spec.model_ir)) spec.base = base->recipe.layout;
+      if (layout_recorded(catalog, *base, spec.model_ir)) {
+        spec.base = base->recipe.layout;
+        spec.base_layout_in_code = base->recipe.pipeline_layout_in_code;
+      }
       if (req.renders_bridge)
         notes.push_back("Megatron-Bridge: starting from recipe " + base->recipe.name +
                         " with the layout, batch and features as overrides");
