@@ -59,5 +59,17 @@ TEST(CliNumberFlags, ListFiltersThatWouldBeIgnoredAreRefused) {
   EXPECT_NE(r.out.find("Qwen3-0.6B"), std::string::npos) << r.out;
 }
 
+// estimate --tokens takes the counts plan takes ("1T" failed with CLI11's "Could not convert").
+TEST(CliNumberFlags, EstimateTokensTakesTheSuffixPlanTakes) {
+  const std::string base = std::string(RB_BINARY) + " estimate --model llama3-8b --gpu h100 --gpus 8 --gbs 128 --json";
+  const auto t = test::run_shell(base + " --tokens 1T");
+  const auto e = test::run_shell(base + " --tokens 1e12");
+  ASSERT_EQ(t.rc, 0) << t.out;
+  EXPECT_EQ(t.out, e.out);
+  const auto bad = test::run_shell(base + " --tokens lots 2>&1");
+  EXPECT_EQ(bad.rc, 2) << bad.out;
+  EXPECT_NE(bad.out.find("not a token count"), std::string::npos) << bad.out;
+}
+
 }  // namespace
 }  // namespace rb

@@ -15,6 +15,7 @@
 #include "recipebook/cmd_plan_output.hpp"
 #include "recipebook/cmd_plan_recipe.hpp"
 #include "recipebook/core/strings.hpp"
+#include "recipebook/core/units.hpp"
 #include "recipebook/layout_args.hpp"
 #include "recipebook/estimate/prepared.hpp"
 #include "recipebook/rules/prepared.hpp"
@@ -66,34 +67,6 @@ Result<std::vector<int>> parse_gpus(const std::string& text, int gpus_per_node) 
   return out;
 }
 
-// "15T", "1.2e12", "500B", "2M", "1000000".
-std::optional<double> parse_tokens(const std::string& text) {
-  if (text.empty()) return 0.0;
-  double scale = 1;
-  std::string num = text;
-  switch (std::toupper(static_cast<unsigned char>(num.back()))) {
-    case 'K':
-      scale = 1e3;
-      break;
-    case 'M':
-      scale = 1e6;
-      break;
-    case 'B':
-    case 'G':
-      scale = 1e9;
-      break;
-    case 'T':
-      scale = 1e12;
-      break;
-    default:
-      break;
-  }
-  if (scale != 1) num.pop_back();
-  char* end = nullptr;
-  const double v = std::strtod(num.c_str(), &end);
-  if (end == num.c_str() || *end != '\0' || !(v > 0) || !std::isfinite(v)) return std::nullopt;
-  return v * scale;
-}
 
 // Everything from the flags that does not need the catalog.
 Result<PlanRequest> make_request(const PlanOptions& o, const Hardware& hw) {
@@ -117,7 +90,7 @@ Result<PlanRequest> make_request(const PlanOptions& o, const Hardware& hw) {
   req.workload.seq = o.seq == 0 ? kDefaultSeq : o.seq;
   req.workload.gbs = o.gbs;
   req.workload.lora_rank = o.lora_rank;
-  const auto tokens = parse_tokens(o.tokens);
+  const auto tokens = parse_token_count(o.tokens);
   if (!tokens)
     return tl::unexpected(usage("--tokens", "'" + o.tokens + "' is not a token count", "e.g. 15T, 1.2e12, 500B"));
   req.workload.tokens_budget = *tokens;

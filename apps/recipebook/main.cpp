@@ -3,6 +3,7 @@
 // struct and run_<name>(), then add one add_<name>() function below and call it from main().
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <functional>
@@ -24,6 +25,7 @@
 #include "recipebook/cmd_show.hpp"
 #include "recipebook/context.hpp"
 #include "recipebook/core/layout_fields.hpp"
+#include "recipebook/core/units.hpp"
 #include "recipebook/report.hpp"
 #include "recipebook/serve/server.hpp"
 #include "recipebook/version.hpp"
@@ -167,7 +169,16 @@ void add_layout_flags(CLI::App* cmd, rb::cli::LayoutArgs& a) {
   cmd->add_option("--max-pixels", a.max_pixels, "VLM image budget: pixels per image (default: the recipe's vision.max_pixels, else no images)")->check(kNonNegative);
   cmd->add_option("--images-per-sample", a.images_per_sample, "VLM images per sequence (default: the recipe's, else 1)")->check(kPositive);
   cmd->add_option("--vision-graph-patches", a.vision_graph_patches, "Patches per micro batch the vision CUDA graph pads to (default: the recipe's vision.cuda_graph_max_patches, else no vision graph)")->check(kNonNegative);
-  cmd->add_option("--tokens", a.tokens, "Token budget, for GPU-hours and days");
+  cmd->add_option("--tokens", a.tokens, "Token budget, for GPU-hours and days: 15T, 500B, 1.2e12")
+      ->transform(CLI::Validator([](std::string& text) -> std::string {
+        // The counts plan takes ("1T"), as the number the option holds.
+        const auto n = rb::parse_token_count(text);
+        if (!n) return "'" + text + "' is not a token count (e.g. 15T, 500B, 1.2e12)";
+        char number[32];
+        std::snprintf(number, sizeof number, "%.17g", *n);
+        text = number;
+        return {};
+      }, "TOKENS"));
   cmd->add_option("--lora-rank", a.lora_rank, "LoRA rank for --mode peft")->capture_default_str();
   cmd->add_option("--headroom", a.headroom, "Memory each GPU must keep free: GiB (2, 512MiB) or a share of its memory (5%); a layout fits when peak <= memory - headroom")->capture_default_str();
   add_layout_options(cmd, a.layout);

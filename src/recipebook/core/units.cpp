@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace rb {
 namespace {
@@ -104,6 +105,25 @@ std::string format_rate(double bytes_per_s) {
 std::string format_flops(double flops_per_s) {
   static const char* const kNames[] = {"FLOP/s", "KFLOP/s", "MFLOP/s", "GFLOP/s", "TFLOP/s", "PFLOP/s", "EFLOP/s"};
   return human(flops_per_s, kNames, 7, 1000.0);
+}
+
+std::optional<double> parse_token_count(std::string_view text) {
+  if (text.empty()) return 0.0;
+  double scale = 1;
+  std::string num(text);
+  switch (std::toupper(static_cast<unsigned char>(num.back()))) {
+    case 'K': scale = 1e3; break;
+    case 'M': scale = 1e6; break;
+    case 'B':
+    case 'G': scale = 1e9; break;
+    case 'T': scale = 1e12; break;
+    default: break;
+  }
+  if (scale != 1) num.pop_back();
+  char* end = nullptr;
+  const double v = std::strtod(num.c_str(), &end);
+  if (end == num.c_str() || *end != '\0' || !(v > 0) || !std::isfinite(v)) return std::nullopt;
+  return v * scale;
 }
 
 }  // namespace rb

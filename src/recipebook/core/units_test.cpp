@@ -28,6 +28,15 @@ TEST(Units, RejectsWrongKindMissingUnitAndJunk) {
   EXPECT_NE(why.find("unknown unit"), std::string::npos);
 }
 
+TEST(Units, TokenCountsTakeTheirSuffix) {
+  EXPECT_EQ(parse_token_count("15T"), 15e12);
+  EXPECT_EQ(parse_token_count("500b"), 500e9);
+  EXPECT_EQ(parse_token_count("2M"), 2e6);
+  EXPECT_EQ(parse_token_count("1.2e12"), 1.2e12);
+  EXPECT_EQ(parse_token_count(""), 0.0);
+  for (const char* bad : {"lots", "0", "-1T", "1X", "T", "inf"}) EXPECT_FALSE(parse_token_count(bad)) << bad;
+}
+
 TEST(Units, FormatsHumanReadable) {
   EXPECT_EQ(format_bytes(80.0 * 1024 * 1024 * 1024), "80.0 GiB");
   EXPECT_EQ(format_flops(989.4e12), "989 TFLOP/s");
