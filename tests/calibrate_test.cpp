@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <sstream>
 #include <string>
 
@@ -74,25 +75,31 @@ TEST(CalibrateCrossCheck, ForceWritesAndWarns) {
       << r.err;
 }
 
-TEST(CalibrateCrossCheck, TheRunItsLogDescribesIsWrittenAndPassesCheck) {
-  // A draft for the run the log is of (Llama-3-8B, 16 GPUs, sequence 8192, batch 128).
-  test::TempDir tmp;
+// A recipe draft (launch --target recipe) of llama8b_16gpu.log's workload (Llama-3-8B, 16 H100,
+// sequence 8192, batch 128) on the layout given; its path in `tmp`.
+std::string draft_of_the_8b_run(const test::TempDir& tmp, int tp, int pp, int vp) {
   LaunchOptions lo;
   lo.model = "Llama-3-8B";
   lo.gpu = "h100";
   lo.gpus = 16;
   lo.seq = 8192;
   lo.gbs = 128;
-  lo.layout.tp = 2;
-  lo.layout.pp = 2;
+  lo.layout.tp = tp;
+  lo.layout.pp = pp;
+  lo.layout.vp = vp;
   lo.name = "llama3-8b-16gpu";
   lo.targets = {"recipe"};
   lo.out_dir = tmp.path();
-  {
-    std::ostringstream out, err;
-    ASSERT_EQ(run_launch(lo, Context{out, err, {}, false, false}), kExitOk) << err.str();
-  }
-  const std::string file = tmp.file("llama3-8b-16gpu.recipe.yaml");
+  std::ostringstream out, err;
+  EXPECT_EQ(run_launch(lo, Context{out, err, {}, false, false}), kExitOk) << err.str();
+  return tmp.file("llama3-8b-16gpu.recipe.yaml");
+}
+
+TEST(CalibrateCrossCheck, TheRunItsLogDescribesIsWrittenAndPassesCheck) {
+  // A draft for the run the log is of: its layout too (TP 2 PP 2).
+  test::TempDir tmp;
+  const std::string file = draft_of_the_8b_run(tmp, 2, 2, 1);
+  ASSERT_TRUE(std::filesystem::exists(file));
   CalibrateOptions o;
   o.logs = {log_path("llama8b_16gpu.log")};
   o.recipe = file;
@@ -110,26 +117,11 @@ TEST(CalibrateCrossCheck, TheRunItsLogDescribesIsWrittenAndPassesCheck) {
 
 // The same model, GPUs, batch and sequence on another layout: a result is the measurement of its
 // record's layout (show and the accuracy bench compare it with that layout's estimate), so a log of
-// TP 2 PP 2 is refused for a TP 4 PP 1 VP 2 record, naming each degree (it was written).
+// TP 2 PP 2 is refused for a TP 4 PP 2 VP 2 record, naming each degree (it was written).
 TEST(CalibrateCrossCheck, RefusesTheLogOfAnotherLayout) {
   test::TempDir tmp;
-  LaunchOptions lo;
-  lo.model = "Llama-3-8B";
-  lo.gpu = "h100";
-  lo.gpus = 16;
-  lo.seq = 8192;
-  lo.gbs = 128;
-  lo.layout.tp = 4;
-  lo.layout.pp = 2;
-  lo.layout.vp = 2;
-  lo.name = "llama3-8b-16gpu";
-  lo.targets = {"recipe"};
-  lo.out_dir = tmp.path();
-  {
-    std::ostringstream out, err;
-    ASSERT_EQ(run_launch(lo, Context{out, err, {}, false, false}), kExitOk) << err.str();
-  }
-  const std::string file = tmp.file("llama3-8b-16gpu.recipe.yaml");
+  const std::string file = draft_of_the_8b_run(tmp, 4, 2, 2);
+  ASSERT_TRUE(std::filesystem::exists(file));
   const std::string before = test::read_text(file);
   CalibrateOptions o;
   o.logs = {log_path("llama8b_16gpu.log")};

@@ -159,15 +159,21 @@ Out recommend(const RecommendOptions& o, bool json) {
   return test::run_cli([&](const Context& ctx) { return run_recommend(o, ctx, test::builtin_catalog()); }, json);
 }
 
-TEST(RecommendFleetCli, NamesTheTypeAndCountWithItsReason) {
+// Llama-3-8B on 8 H100 or 8 B200 for 100B tokens, batch 128, at sequence `seq`.
+RecommendOptions llama8b_two_types(int64_t seq) {
   RecommendOptions o;
   o.model = "llama3-8b";
   o.gpu = "h100,b200";
   o.gpus = 8;
   o.gbs = 128;
-  o.seq = 4096;
+  o.seq = seq;
   o.tokens = "100B";
   o.threads = 2;
+  return o;
+}
+
+TEST(RecommendFleetCli, NamesTheTypeAndCountWithItsReason) {
+  const RecommendOptions o = llama8b_two_types(4096);
   const Out r = recommend(o, true);
   ASSERT_EQ(r.rc, 0) << r.err;
   const Json j = Json::parse(r.out);
@@ -184,14 +190,7 @@ TEST(RecommendFleetCli, NamesTheTypeAndCountWithItsReason) {
 // The commands the answer prints run as printed: `plan` with them puts the answer's layout first
 // (the line dropped --seq and --gbs and named recommend, whose recipe-based layout differs).
 TEST(RecommendFleetCli, ThePrintedPlanCommandGivesTheAnswer) {
-  RecommendOptions o;
-  o.model = "llama3-8b";
-  o.gpu = "h100,b200";
-  o.gpus = 8;
-  o.gbs = 128;
-  o.seq = 8192;
-  o.tokens = "100B";
-  o.threads = 2;
+  const RecommendOptions o = llama8b_two_types(8192);
   const Json j = Json::parse(recommend(o, true).out);
   const Out text = recommend(o, false);
   ASSERT_EQ(text.rc, 0) << text.err;
